@@ -1,0 +1,68 @@
+import type { AssistantMessage, ContentPart, Message, ToolCall } from './messages.js';
+import type { ModelReply, ModelRequest } from './model.js';
+import type { StateUpdate, ToolOutcome } from './outcome.js';
+import type { Tool, ToolContext } from './tool.js';
+
+export interface Block {
+  type: 'block';
+  reason: string;
+}
+
+export function block(reason: string): Block {
+  return { type: 'block', reason };
+}
+
+export function isBlock(value: unknown): value is Block {
+  return typeof value === 'object' && value !== null && (value as Block).type === 'block';
+}
+
+export interface HookContext {
+  threadId: string;
+  turnId: string;
+  step: number;
+  signal: AbortSignal;
+  /** The committed state. */
+  state: Readonly<Record<string, unknown>>;
+  /** The thread's whole history. */
+  messages: readonly Message[];
+}
+
+export interface StateKey<V = unknown> {
+  initial: V;
+  /** How an update is applied; default: replace. May be async and transactional (R8). */
+  apply?(current: V, update: unknown, context: HookContext): V | Promise<V>;
+  /** What an output Block does to this key (R10); default 'keep'. */
+  onBlock?: 'keep' | 'restore';
+  /** How 'restore' is done; default: take `before`. */
+  restore?(current: V, before: V, context: HookContext): V | Promise<V>;
+}
+
+export interface ToolCallRequest {
+  call: ToolCall;
+  idempotencyKey: string;
+  tool: Tool;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface Middleware {
+  readonly name: string;
+  /** The only keys its hooks may write (R7). */
+  readonly writes?: Readonly<Record<string, StateKey>>;
+  beforeAgent?(
+    input: ContentPart[],
+    context: HookContext,
+  ): MaybePromise<void | Block | { input?: ContentPart[]; update?: StateUpdate }>;
+  systemPrompt?(context: HookContext): MaybePromise<undefined | string | Block>;
+  wrapModelCall?(
+    request: ModelRequest,
+    next: (request: ModelRequest) => Promise<ModelReply>,
+    context: HookContext,
+  ): Promise<ModelReply & { update?: StateUpdate }>;
+  wrapToolCall?(
+    request: ToolCallRequest,
+    next: (request: ToolCallRequest) => Promise<ToolOutcome>,
+    context: ToolContext,
+  ): Promise<ToolOutcome>;
+  afterAgent?(output: AssistantMessage, context: HookContext): MaybePromise<void | Block | { update?: StateUpdate }>;
+}

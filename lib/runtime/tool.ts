@@ -1,0 +1,22 @@
+import type { ToolSpec } from './model.js';
+import type { ToolResult } from './outcome.js';
+
+export interface ToolContext {
+  threadId: string;
+  turnId: string;
+  /** The runtime's identity of this call (R9): random, path-safe, stable across recover. */
+  idempotencyKey: string;
+  approved: boolean;
+  signal: AbortSignal;
+  state: Readonly<Record<string, unknown>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a tool list holds tools of many argument types
+export interface Tool<A = any> extends ToolSpec {
+  execute(args: A, context: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+/** Identity helper that gives `execute` its argument type. */
+export function tool<A>(definition: Tool<A>): Tool<A> {
+  return definition;
+}

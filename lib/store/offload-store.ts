@@ -1,0 +1,83 @@
+/** One stored result, without its text. */
+export interface StoredResultInfo {
+  threadId: string;
+  /** The call's idempotency key. */
+  key: string;
+  path: string;
+  toolName: string;
+  /** UTF-8 bytes stored (after the cut). */
+  bytes: number;
+  /** UTF-8 bytes of the tool's text. */
+  originalBytes: number;
+  estimatedTokens: number;
+  truncated: boolean;
+  /** Position in the thread's eviction queue: higher is newer. */
+  seq: number;
+  createdAt: number;
+  /** Exactly the text the model was shown instead. */
+  preview: string;
+}
+
+export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced';
+
+export interface EvictionRecord {
+  threadId: string;
+  key: string;
+  path: string;
+  bytes: number;
+  at: number;
+  reason: EvictionReason;
+}
+
+export type StoreEvent = {
+  type: 'stored' | 'evicted' | 'restored';
+  threadId: string;
+  key: string;
+  totalBytes: number;
+};
+
+/** What `stage` writes: the text and everything about it but its place in the queue. */
+export interface StagedResult extends Omit<StoredResultInfo, 'seq'> {
+  text: string;
+}
+
+/**
+ * One change, applied atomically (one transaction in a persistent store).
+ * `turnId` tags what the change did so an output Block can undo that turn (O8).
+ */
+export type StoreChange =
+  | { type: 'commit'; threadId: string; key: string; turnId: string; maxTotalBytes: number }
+  | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' };
+
+export interface AppliedChange {
+  stored: string[];
+  evicted: EvictionRecord[];
+  totalBytes: number;
+  entries: number;
+}
+
+export interface OffloadStore {
+  /** Entries, oldest first; all threads when no thread is given. */
+  list(threadId?: string): Promise<StoredResultInfo[]>;
+  /** The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. */
+  read(threadId: string, key: string): Promise<string>;
+  /** The eviction log, oldest first. */
+  evictions(threadId?: string): Promise<EvictionRecord[]>;
+  totalBytes(threadId: string): Promise<number>;
+  subscribe(listener: (event: StoreEvent) => void): () => void;
+
+  /** Writes a result's text where no reader sees it yet; may throw QuotaExceededError (S3). */
+  stage(result: StagedResult): Promise<void>;
+  /**
+   * Makes a staged result live, or drops entries. A commit replaces the key's own older entry
+   * (reason 'replaced') and evicts the oldest (reason 'bound') until the thread fits maxTotalBytes.
+   * A commit whose staged text is missing (already committed, or never staged) changes nothing.
+   */
+  apply(change: StoreChange): Promise<AppliedChange>;
+  /** Undoes everything the turn did: its entries go (reason 'blocked'), what it evicted comes back. */
+  restoreTurn(threadId: string, turnId: string): Promise<void>;
+  /** Forgets how to undo turns other than `keepTurnId`: their evicted texts are deleted for good. */
+  settle(threadId: string, keepTurnId?: string): Promise<void>;
+  /** Deletes a thread's entries, staged texts and eviction log. */
+  clearThread(threadId: string): Promise<void>;
+}

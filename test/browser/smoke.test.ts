@@ -1,0 +1,7 @@
+import { expect, it } from 'vitest';
+import { utf8Bytes } from '../../lib/text.js';
+
+it('runs in a real browser with IndexedDB', () => {
+  expect(typeof indexedDB.open).toBe('function');
+  expect(utf8Bytes('é')).toBe(2);
+});

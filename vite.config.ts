@@ -1,0 +1,23 @@
+import preact from '@preact/preset-vite';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  plugins: [preact()],
+  server: { host: '127.0.0.1', port: 5173, strictPort: true },
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  build: {
+    lib: {
+      entry: {
+        index: 'lib/index.ts',
+        testing: 'lib/testing.ts',
+        inspector: 'inspector/index.ts',
+      },
+      formats: ['es'],
+    },
+    sourcemap: true,
+    rolldownOptions: {
+      // Runtime dependencies stay external so the app's bundler dedupes them.
+      external: [/^preact(\/.*)?$/, 'idb', /^@cfworker\//, /^@tanstack\//],
+    },
+  },
+});
