@@ -12,10 +12,12 @@ export {
 export type { JsonSchema, Model, ModelReply, ModelRequest, ToolSpec } from './runtime/model.js';
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
+export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,
   OffloadStore,
   StoredResultInfo,
   StoreEvent,
+  StoreFailure,
 } from './store/offload-store.js';
 export { estimateTokens } from './text.js';

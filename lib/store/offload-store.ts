@@ -29,16 +29,34 @@ export interface EvictionRecord {
   reason: EvictionReason;
 }
 
-export type StoreEvent = {
-  type: 'stored' | 'evicted' | 'restored';
+export type StoreEvent =
+  | {
+      type: 'stored' | 'evicted' | 'restored';
+      threadId: string;
+      key: string;
+      totalBytes: number;
+    }
+  /** A result could not be stored (e.g. a full quota, S3); `error` says why. */
+  | { type: 'failed'; threadId: string; key: string; totalBytes: number; error: string };
+
+/** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
+export interface StoreFailure {
   threadId: string;
   key: string;
-  totalBytes: number;
-};
+  path: string;
+  toolName: string;
+  /** UTF-8 bytes that could not be stored. */
+  bytes: number;
+  at: number;
+  /** Why, in words (e.g. the QuotaExceededError's message). */
+  error: string;
+}
 
 /** What `stage` writes: the text and everything about it but its place in the queue. */
 export interface StagedResult extends Omit<StoredResultInfo, 'seq'> {
   text: string;
+  /** The turn that staged it: `restoreTurn`/`settle` delete what a turn staged but never committed. */
+  turnId?: string;
 }
 
 /**
@@ -65,6 +83,8 @@ export interface OffloadStore {
   evictions(threadId?: string): Promise<EvictionRecord[]>;
   totalBytes(threadId: string): Promise<number>;
   subscribe(listener: (event: StoreEvent) => void): () => void;
+  /** Results that could not be stored (S3), oldest first; all threads when no thread is given. */
+  failures(threadId?: string): Promise<StoreFailure[]>;
 
   /** Writes a result's text where no reader sees it yet; may throw QuotaExceededError (S3). */
   stage(result: StagedResult): Promise<void>;
@@ -78,6 +98,8 @@ export interface OffloadStore {
   restoreTurn(threadId: string, turnId: string): Promise<void>;
   /** Forgets how to undo turns other than `keepTurnId`: their evicted texts are deleted for good. */
   settle(threadId: string, keepTurnId?: string): Promise<void>;
-  /** Deletes a thread's entries, staged texts and eviction log. */
+  /** Records a result that could not be stored (the middleware calls it when `stage` threw). */
+  reportFailure(failure: StoreFailure): Promise<void>;
+  /** Deletes a thread's entries, staged texts, undo data, eviction log and failures. */
   clearThread(threadId: string): Promise<void>;
 }

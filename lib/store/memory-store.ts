@@ -1,0 +1,117 @@
+import { MapJournal } from './memory-journal.js';
+import { MemoryTables, MemoryTx } from './memory-tables.js';
+import type {
+  AppliedChange,
+  EvictionRecord,
+  OffloadStore,
+  StagedResult,
+  StoreChange,
+  StoredResultInfo,
+  StoreEvent,
+  StoreFailure,
+} from './offload-store.js';
+import { checkFailure } from './store-failures.js';
+import { StoreListeners } from './store-listeners.js';
+import * as operations from './store-operations.js';
+import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+
+/**
+ * An `OffloadStore` in memory: the same rules as the IndexedDB store (shared in
+ * store-operations.ts), for Node, tests, and wherever `indexedDB` is missing. Operations run one
+ * at a time, and one that throws is rolled back, so each is atomic like a transaction.
+ */
+export class MemoryOffloadStore implements OffloadStore {
+  readonly #tables = new MemoryTables();
+  readonly #failures: StoreFailure[] = [];
+  readonly #listeners = new StoreListeners();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  #atomic<T>(operation: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const run = this.#queue.then(async () => {
+      const journal = new MapJournal();
+      try {
+        return await operation(new MemoryTx(this.#tables, journal));
+      } catch (error) {
+        journal.rollback();
+        throw error;
+      }
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async list(threadId?: string): Promise<StoredResultInfo[]> {
+    return this.#atomic(async (tx) => {
+      if (threadId !== undefined) return (await tx.entries(threadId)).map(toInfo);
+      const all = await Promise.all([...this.#tables.entries.keys()].map((thread) => tx.entries(thread)));
+      return all.flat().map(toInfo).sort(byAge);
+    });
+  }
+
+  read(threadId: string, key: string): Promise<string> {
+    return this.#atomic((tx) => operations.readText(tx, threadId, key));
+  }
+
+  async evictions(threadId?: string): Promise<EvictionRecord[]> {
+    return this.#atomic(async (tx) => {
+      const threads = threadId === undefined ? [...this.#tables.evictions.keys()] : [threadId];
+      const logs = await Promise.all(threads.map((thread) => tx.evictionsOf(thread)));
+      return logs
+        .flat()
+        .sort((a, b) => a.id - b.id)
+        .map(toEvictionRecord);
+    });
+  }
+
+  async totalBytes(threadId: string): Promise<number> {
+    return this.#atomic(async (tx) => (await tx.thread(threadId))?.totalBytes ?? 0);
+  }
+
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    return this.#listeners.subscribe(listener);
+  }
+
+  async failures(threadId?: string): Promise<StoreFailure[]> {
+    return this.#failures
+      .filter((failure) => threadId === undefined || failure.threadId === threadId)
+      .map((f) => ({ ...f }));
+  }
+
+  async reportFailure(failure: StoreFailure): Promise<void> {
+    checkFailure(failure);
+    this.#failures.push({ ...failure });
+    const totalBytes = await this.totalBytes(failure.threadId);
+    this.#listeners.emit([
+      { type: 'failed', threadId: failure.threadId, key: failure.key, totalBytes, error: failure.error },
+    ]);
+  }
+
+  async stage(result: StagedResult): Promise<void> {
+    operations.checkStaged(result);
+    await this.#atomic((tx) => operations.stageResult(tx, result));
+  }
+
+  async apply(change: StoreChange): Promise<AppliedChange> {
+    const now = Date.now();
+    const outcome = await this.#atomic((tx) => operations.applyChange(tx, change, now));
+    this.#listeners.emit(outcome.events);
+    if (outcome.error) throw outcome.error;
+    return outcome.value;
+  }
+
+  async restoreTurn(threadId: string, turnId: string): Promise<void> {
+    const now = Date.now();
+    const outcome = await this.#atomic((tx) => operations.restoreTurn(tx, threadId, turnId, now));
+    this.#listeners.emit(outcome.events);
+  }
+
+  async settle(threadId: string, keepTurnId?: string): Promise<void> {
+    await this.#atomic((tx) => operations.settle(tx, threadId, keepTurnId));
+  }
+
+  async clearThread(threadId: string): Promise<void> {
+    const outcome = await this.#atomic((tx) => operations.clearThread(tx, threadId));
+    this.#failures.splice(0, this.#failures.length, ...this.#failures.filter((f) => f.threadId !== threadId));
+    this.#listeners.emit(outcome.events);
+  }
+}

@@ -1,0 +1,103 @@
+import type { EvictionRecord, StagedResult, StoredResultInfo } from './offload-store.js';
+
+/**
+ * What every store keeps, whatever holds it (maps in memory, object stores in IndexedDB). Texts
+ * live apart from their records, under ids of their own, so listing never loads a text and a
+ * staged rerun of a key never overwrites the live text of that key.
+ */
+
+/** A live entry: its info and where its text is. */
+export interface EntryRecord extends StoredResultInfo {
+  textId: string;
+}
+
+/** A staged result: its info without a place in the queue, and where its text is. */
+export interface StagedRecord extends Omit<StagedResult, 'text'> {
+  textId: string;
+}
+
+/** An eviction as logged: the public record plus what the store needs to undo it. */
+export interface LoggedEviction extends EvictionRecord {
+  id: number;
+  turnId: string;
+}
+
+/** One thing a turn did, in order, so `restoreTurn` can undo it backwards. */
+export type UndoStep =
+  | { kind: 'stored'; key: string; seq: number }
+  | { kind: 'evicted'; entry: EntryRecord; evictionId: number };
+
+export interface UndoRecord {
+  threadId: string;
+  turnId: string;
+  steps: UndoStep[];
+}
+
+/** A thread's running total, its next sequence number (never reused) and its entry count. */
+export interface ThreadRecord {
+  threadId: string;
+  totalBytes: number;
+  nextSeq: number;
+  entries: number;
+}
+
+/**
+ * The reads and writes one atomic store operation may make. The IndexedDB store implements it
+ * over one transaction (only IndexedDB requests are awaited); the memory store over its maps,
+ * journaled so a failed operation is rolled back.
+ */
+export interface StoreTx {
+  thread(threadId: string): Promise<ThreadRecord | undefined>;
+  putThread(record: ThreadRecord): Promise<void>;
+
+  entry(threadId: string, key: string): Promise<EntryRecord | undefined>;
+  /** The entry with the lowest seq; its cost must not grow with the number of entries. */
+  oldestEntry(threadId: string): Promise<EntryRecord | undefined>;
+  /** The thread's entries, lowest seq first. */
+  entries(threadId: string): Promise<EntryRecord[]>;
+  putEntry(record: EntryRecord): Promise<void>;
+  deleteEntry(threadId: string, key: string): Promise<void>;
+
+  staged(threadId: string, key: string): Promise<StagedRecord | undefined>;
+  stagedOf(threadId: string): Promise<StagedRecord[]>;
+  putStaged(record: StagedRecord): Promise<void>;
+  deleteStaged(threadId: string, key: string): Promise<void>;
+
+  text(textId: string): Promise<string | undefined>;
+  putText(textId: string, text: string): Promise<void>;
+  deleteText(textId: string): Promise<void>;
+
+  /** Logs an eviction; returns its id (ids only grow). */
+  addEviction(record: Omit<LoggedEviction, 'id'>): Promise<number>;
+  deleteEviction(id: number): Promise<void>;
+  /** The most recent eviction of the key, if any. */
+  lastEviction(threadId: string, key: string): Promise<LoggedEviction | undefined>;
+  /** The thread's eviction log, oldest first. */
+  evictionsOf(threadId: string): Promise<LoggedEviction[]>;
+
+  undo(threadId: string, turnId: string): Promise<UndoRecord | undefined>;
+  undoOf(threadId: string): Promise<UndoRecord[]>;
+  putUndo(record: UndoRecord): Promise<void>;
+  deleteUndo(threadId: string, turnId: string): Promise<void>;
+}
+
+export function toInfo(record: EntryRecord): StoredResultInfo {
+  const { textId: _textId, ...info } = record;
+  return info;
+}
+
+export function toEvictionRecord(record: LoggedEviction): EvictionRecord {
+  const { threadId, key, path, bytes, at, reason } = record;
+  return { threadId, key, path, bytes, at, reason };
+}
+
+/** Oldest first across threads: by creation time, then by place in the thread's queue. */
+export function byAge(a: StoredResultInfo, b: StoredResultInfo): number {
+  return a.createdAt - b.createdAt || a.seq - b.seq;
+}
+
+/** A fresh id for a text: random, so two tabs writing one database never collide. */
+export function newTextId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}

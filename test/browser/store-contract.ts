@@ -1,0 +1,385 @@
+import { describe, expect, it, vi } from 'vitest';
+import { BackendError } from '../../lib/backends/backend.js';
+import type { OffloadStore, StagedResult, StoreEvent } from '../../lib/store/offload-store.js';
+import { utf8Bytes } from '../../lib/text.js';
+
+/**
+ * The behaviour every OffloadStore must have. Registered against the memory store (Node and
+ * Chromium) and the IndexedDB store (Chromium), so the two cannot drift apart.
+ */
+export interface ContractStores {
+  open(): Promise<OffloadStore>;
+  /** Frees what `open` made (e.g. deletes the database). */
+  dispose(store: OffloadStore): Promise<void>;
+}
+
+export function result(threadId: string, key: string, text: string, turnId?: string): StagedResult {
+  const bytes = utf8Bytes(text);
+  return {
+    threadId,
+    key,
+    path: `/large_tool_results/${key}`,
+    toolName: 'fetch',
+    bytes,
+    originalBytes: bytes,
+    estimatedTokens: Math.ceil(text.length / 4),
+    truncated: false,
+    createdAt: Date.now(),
+    preview: `preview of ${key}`,
+    text,
+    ...(turnId === undefined ? {} : { turnId }),
+  };
+}
+
+/** Stages and commits one result. */
+export async function put(store: OffloadStore, threadId: string, key: string, text: string, turnId = 't1', max = 100) {
+  await store.stage(result(threadId, key, text, turnId));
+  return store.apply({ type: 'commit', threadId, key, turnId, maxTotalBytes: max });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+export function storeContract(name: string, stores: ContractStores): void {
+  describe(`${name} (OffloadStore contract)`, () => {
+    async function withStore(body: (store: OffloadStore) => Promise<void>) {
+      const store = await stores.open();
+      try {
+        await body(store);
+      } finally {
+        await stores.dispose(store);
+      }
+    }
+
+    it('keeps a staged result out of sight until it is committed', () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k1', 'hello'));
+        expect(await store.list('a')).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(0);
+        expect((await rejection(store.read('a', 'k1'))) as BackendError).toMatchObject({ code: 'not-found' });
+        const applied = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'k1',
+          turnId: 't1',
+          maxTotalBytes: 100,
+        });
+        expect(applied).toEqual({ stored: ['k1'], evicted: [], totalBytes: 5, entries: 1 });
+        expect(await store.read('a', 'k1')).toBe('hello');
+        const [info] = await store.list('a');
+        expect(info).toMatchObject({ threadId: 'a', key: 'k1', path: '/large_tool_results/k1', bytes: 5 });
+        expect(info).not.toHaveProperty('text');
+        expect(info).not.toHaveProperty('turnId');
+      }));
+
+    it('stores text byte for byte, whatever its characters', () =>
+      withStore(async (store) => {
+        const text = 'é😀\u0000\n\r\ttail\uFFFD';
+        await put(store, 'a', 'k', text);
+        expect(await store.read('a', 'k')).toBe(text);
+        expect(await store.totalBytes('a')).toBe(utf8Bytes(text));
+      }));
+
+    it('changes nothing when a commit has no staged result (never staged, or already committed)', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'abc');
+        const again = await store.apply({ type: 'commit', threadId: 'a', key: 'k1', turnId: 't1', maxTotalBytes: 100 });
+        expect(again).toEqual({ stored: [], evicted: [], totalBytes: 3, entries: 1 });
+        const never = await store.apply({ type: 'commit', threadId: 'a', key: 'zz', turnId: 't1', maxTotalBytes: 100 });
+        expect(never.stored).toEqual([]);
+        expect(await store.list('a')).toHaveLength(1);
+        expect(await store.evictions('a')).toEqual([]);
+      }));
+
+    it('restaging a key replaces the earlier staged text; staging a rerun leaves the live text alone', () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k', 'first'));
+        await store.stage(result('a', 'k', 'second'));
+        await store.apply({ type: 'commit', threadId: 'a', key: 'k', turnId: 't1', maxTotalBytes: 100 });
+        expect(await store.read('a', 'k')).toBe('second');
+        const before = await store.list('a');
+        await store.stage(result('a', 'k', 'rerun!'));
+        expect(await store.read('a', 'k')).toBe('second');
+        const applied = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'k',
+          turnId: 't2',
+          maxTotalBytes: 100,
+        });
+        expect(applied.evicted.map((e) => e.reason)).toEqual(['replaced']);
+        expect(await store.read('a', 'k')).toBe('rerun!');
+        const after = await store.list('a');
+        expect(after).toHaveLength(1);
+        expect(after[0]!.seq).toBeGreaterThan(before[0]!.seq);
+        expect(await store.totalBytes('a')).toBe(6);
+      }));
+
+    it('evicts the oldest until the thread fits, logs why, and says so when an evicted path is read', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(40));
+        await put(store, 'a', 'k2', 'y'.repeat(40));
+        const applied = await put(store, 'a', 'k3', 'z'.repeat(70));
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'bound'],
+          ['k2', 'bound'],
+        ]);
+        expect(applied).toMatchObject({ stored: ['k3'], totalBytes: 70, entries: 1 });
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['k3']);
+        expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
+          ['k1', '/large_tool_results/k1', 40, 'bound'],
+          ['k2', '/large_tool_results/k2', 40, 'bound'],
+        ]);
+        const error = (await rejection(store.read('a', 'k1'))) as BackendError;
+        expect(error).toBeInstanceOf(BackendError);
+        expect(error.code).toBe('evicted');
+        expect(error.message).toContain('evicted');
+        expect(error.message).toContain('/large_tool_results/k1');
+        expect(error.message).toContain('maxTotalBytes');
+      }));
+
+    it('refuses a result larger than the bound with a RangeError, keeping everything else', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'keep');
+        await store.stage(result('a', 'big', 'b'.repeat(101)));
+        const error = await rejection(
+          store.apply({ type: 'commit', threadId: 'a', key: 'big', turnId: 't1', maxTotalBytes: 100 }),
+        );
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toContain('maxTotalBytes');
+        expect(await store.read('a', 'k1')).toBe('keep');
+        const later = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'big',
+          turnId: 't1',
+          maxTotalBytes: 500,
+        });
+        expect(later.stored).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(4);
+      }));
+
+    it('gives each entry a seq from a counter that never goes back, even after a clear', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'x'.repeat(60));
+        await put(store, 'a', 'k3', 'x'.repeat(60));
+        const seqs = (await store.evictions('a')).length;
+        expect(seqs).toBe(2);
+        const [last] = await store.list('a');
+        await store.clearThread('a');
+        await put(store, 'a', 'k4', 'x');
+        const [fresh] = await store.list('a');
+        expect(fresh!.seq).toBeGreaterThan(last!.seq);
+      }));
+
+    it('drops summarized keys, ignoring missing ones, and says why when they are read', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'one');
+        await put(store, 'a', 'k2', 'two');
+        const applied = await store.apply({
+          type: 'drop',
+          threadId: 'a',
+          keys: ['k1', 'missing'],
+          turnId: 't2',
+          reason: 'summarized',
+        });
+        expect(applied).toMatchObject({ stored: [], totalBytes: 3, entries: 1 });
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'summarized']]);
+        const error = (await rejection(store.read('a', 'k1'))) as BackendError;
+        expect(error.code).toBe('evicted');
+        expect(error.message).toMatch(/evicted.*summary/);
+      }));
+
+    it('restoreTurn undoes a turn byte for byte: its entries go, what it evicted comes back', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'ä'.repeat(20), 't1');
+        await put(store, 'a', 'k2', 'b'.repeat(30), 't1');
+        const before = await store.list('a');
+        const logBefore = await store.evictions('a');
+        await put(store, 'a', 'k2', 'rerun'.repeat(10), 't2');
+        await put(store, 'a', 'k3', 'c'.repeat(40), 't2');
+        await put(store, 'a', 'k4', 'd'.repeat(45), 't2');
+        expect((await store.evictions('a')).length).toBeGreaterThan(0);
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.restoreTurn('a', 't2');
+        expect(await store.list('a')).toEqual(before);
+        expect(await store.read('a', 'k1')).toBe('ä'.repeat(20));
+        expect(await store.read('a', 'k2')).toBe('b'.repeat(30));
+        expect(await store.totalBytes('a')).toBe(70);
+        const log = await store.evictions('a');
+        expect(log.slice(0, logBefore.length)).toEqual(logBefore);
+        expect(log.slice(logBefore.length).map((e) => [e.key, e.reason])).toEqual([
+          ['k4', 'blocked'],
+          ['k3', 'blocked'],
+          ['k2', 'blocked'],
+        ]);
+        expect((await rejection(store.read('a', 'k4'))).message).toContain('blocked');
+        // Undone backwards: k4 goes, the k2 rerun it evicted returns and goes, k3 goes, k1 and k2 return.
+        expect(events.map((e) => `${e.type} ${e.key}`)).toEqual([
+          'evicted k4',
+          'restored k2',
+          'evicted k3',
+          'restored k1',
+          'evicted k2',
+          'restored k2',
+        ]);
+        expect(events.at(-1)!.totalBytes).toBe(70);
+        // Undone once: a second restore changes nothing.
+        await store.restoreTurn('a', 't2');
+        expect(await store.list('a')).toEqual(before);
+      }));
+
+    it("restoreTurn deletes the turn's staged results that were never committed", () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k1', 'one', 't2'));
+        await store.stage(result('a', 'k2', 'two', 't3'));
+        await store.restoreTurn('a', 't2');
+        const gone = await store.apply({ type: 'commit', threadId: 'a', key: 'k1', turnId: 't2', maxTotalBytes: 100 });
+        expect(gone.stored).toEqual([]);
+        const kept = await store.apply({ type: 'commit', threadId: 'a', key: 'k2', turnId: 't3', maxTotalBytes: 100 });
+        expect(kept.stored).toEqual(['k2']);
+      }));
+
+    it('settle forgets how to undo other turns and deletes their staged leftovers', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 't2');
+        await put(store, 'a', 'k3', 'z'.repeat(60), 't3');
+        await store.stage(result('a', 'orphan', 'o', 't2'));
+        await store.stage(result('a', 'mine', 'm', 't3'));
+        await store.settle('a', 't3');
+        const orphan = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'orphan',
+          turnId: 't2',
+          maxTotalBytes: 100,
+        });
+        expect(orphan.stored).toEqual([]);
+        await store.restoreTurn('a', 't2');
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+        // t3 can still be undone: k2, which it evicted, comes back.
+        await store.restoreTurn('a', 't3');
+        expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+        const mine = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'mine',
+          turnId: 't3',
+          maxTotalBytes: 100,
+        });
+        expect(mine.stored).toEqual([]);
+        await store.settle('a');
+        await store.restoreTurn('a', 't2');
+        expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+      }));
+
+    it('lists oldest first per thread and across threads, with totals per thread', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'a1', 'aa');
+        await put(store, 'b', 'b1', 'bbb');
+        await put(store, 'a', 'a2', 'a');
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['a1', 'a2']);
+        expect((await store.list()).map((e) => e.key)).toEqual(['a1', 'b1', 'a2']);
+        expect(await store.totalBytes('a')).toBe(3);
+        expect(await store.totalBytes('b')).toBe(3);
+        expect(await store.totalBytes('nobody')).toBe(0);
+        await put(store, 'b', 'b2', 'x'.repeat(100));
+        expect((await store.evictions()).map((e) => e.key)).toEqual(['b1']);
+        expect(await store.evictions('a')).toEqual([]);
+      }));
+
+    it('tells subscribers about each change with the total after it; a throwing listener harms no one', () =>
+      withStore(async (store) => {
+        const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+        const events: StoreEvent[] = [];
+        store.subscribe(() => {
+          throw new Error('listener bug');
+        });
+        const unsubscribe = store.subscribe((event) => events.push(event));
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        expect(events).toEqual([
+          { type: 'stored', threadId: 'a', key: 'k1', totalBytes: 60 },
+          { type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 60 },
+          { type: 'stored', threadId: 'a', key: 'k2', totalBytes: 60 },
+        ]);
+        unsubscribe();
+        await put(store, 'a', 'k3', 'z');
+        expect(events).toHaveLength(3);
+        expect(await store.read('a', 'k3')).toBe('z');
+        error.mockRestore();
+      }));
+
+    it("clearThread deletes one thread's entries, log and failures, and leaves others alone", () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        await put(store, 'b', 'k1', 'other');
+        await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.clearThread('a');
+        expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k2', totalBytes: 0 }]);
+        expect(await store.list('a')).toEqual([]);
+        expect(await store.evictions('a')).toEqual([]);
+        expect(await store.failures('a')).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(0);
+        expect((await rejection(store.read('a', 'k1'))) as BackendError).toMatchObject({ code: 'not-found' });
+        expect(await store.read('b', 'k1')).toBe('other');
+      }));
+
+    it('records failures to store, oldest first, and tells subscribers', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'abc');
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
+        await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+        await store.reportFailure({ ...failure, threadId: 'b', at: 2, error: 'again' });
+        expect(await store.failures('a')).toEqual([{ ...failure, at: 1, error: 'QuotaExceededError: full' }]);
+        expect((await store.failures()).map((f) => f.threadId)).toEqual(['a', 'b']);
+        expect(events[0]).toEqual({
+          type: 'failed',
+          threadId: 'a',
+          key: 'k2',
+          totalBytes: 3,
+          error: 'QuotaExceededError: full',
+        });
+        await expect(store.reportFailure({ ...failure, at: 3 } as never)).rejects.toThrow(/error/);
+      }));
+
+    it('rejects bad input with errors that name what was wrong', () =>
+      withStore(async (store) => {
+        await expect(store.stage({ ...result('a', 'k', 'x'), text: 42 as never })).rejects.toThrow(/text/);
+        await expect(store.stage({ ...result('a', 'k', 'x'), key: '' })).rejects.toThrow(/key/);
+        await expect(store.apply({ type: 'nope' } as never)).rejects.toThrow(/change.type/);
+        await store.stage(result('a', 'k', 'x'));
+        await expect(
+          store.apply({ type: 'commit', threadId: 'a', key: 'k', turnId: 't', maxTotalBytes: 0 }),
+        ).rejects.toThrow(RangeError);
+        expect(await store.list('a')).toEqual([]);
+      }));
+
+    it('keeps the bound and exact totals under a parallel batch', () =>
+      withStore(async (store) => {
+        const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+        await Promise.all(keys.map((key, i) => put(store, 'a', key, 'x'.repeat(5 + (i % 7) * 5), 't1', 60)));
+        const entries = await store.list('a');
+        const total = entries.reduce((sum, entry) => sum + entry.bytes, 0);
+        expect(await store.totalBytes('a')).toBe(total);
+        expect(total).toBeLessThanOrEqual(60);
+        const evicted = new Set((await store.evictions('a')).map((e) => e.key));
+        for (const key of keys) expect(evicted.has(key) || entries.some((e) => e.key === key)).toBe(true);
+        expect(new Set(entries.map((e) => e.seq)).size).toBe(entries.length);
+      }));
+  });
+}
