@@ -1,0 +1,10 @@
+import { MemoryOffloadStore } from '../store/memory-store.js';
+import type { OffloadStore } from '../store/offload-store.js';
+
+/**
+ * The store a ToolOutputOffload uses when none is given: IndexedDB where it exists (pages, workers,
+ * extension service workers), else memory (Node, tests).
+ */
+export function defaultOffloadStore(): OffloadStore {
+  return new MemoryOffloadStore();
+}

@@ -1,0 +1,146 @@
+import { type Backend, BackendError, type FileInfo, type GrepMatch } from '../backends/backend.js';
+import { fileFilter, globMatcher } from '../backends/glob.js';
+import { describePath, isWithin, joinPath, normalizePath } from '../backends/paths.js';
+import { compilePattern, grepText, type ReadOptions, readLines } from '../backends/text-file.js';
+import type { OffloadStore, StoredResultInfo } from '../store/offload-store.js';
+import { countLines } from '../text.js';
+import { isValidResultKey, offloadMount } from './result-path.js';
+
+const mountDir = offloadMount.slice(0, -1);
+
+/** The path as the model wrote it (the mount restored), for error messages. */
+function fullPath(path: string): string {
+  return joinPath(mountDir, path);
+}
+
+/**
+ * One thread's stored results as a read-only file system (O6), to mount at
+ * `ToolOutputOffload.mount` in a CompositeBackend: it sees paths with the mount stripped, so a
+ * result is the file `/<idempotencyKey>`. `ls`, `read`, `grep` and `glob` work; `write` and `edit`
+ * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
+ */
+export class OffloadBackend implements Backend {
+  /** The last text read and its line count, so paging through one result counts its lines once. */
+  #lastText: { key: string; text: string; lines: number } | undefined;
+
+  constructor(
+    readonly store: OffloadStore,
+    readonly threadId: string,
+  ) {
+    if (typeof threadId !== 'string' || threadId === '') {
+      throw new TypeError(`OffloadBackend: threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
+    }
+  }
+
+  /** Normalizes a path within the mount: '/' (the mount itself) or '/<key>'. Anything else is 'invalid-path'. */
+  #check(path: unknown): string {
+    const normalized = normalizePath(path);
+    if (normalized === '/') return normalized;
+    const key = normalized.slice(1);
+    if (!isValidResultKey(key)) {
+      throw new BackendError(
+        'invalid-path',
+        `${describePath(fullPath(normalized))} is not a stored result: they are named ${offloadMount}<key>, where key is 1 to 64 of A-Z a-z 0-9 _ -`,
+      );
+    }
+    return normalized;
+  }
+
+  /** The stored text of `/<key>`; 'evicted' (saying why) or 'not-found' naming the full path. */
+  async #text(path: string): Promise<string> {
+    const key = path.slice(1);
+    try {
+      return await this.store.read(this.threadId, key);
+    } catch (error) {
+      if (error instanceof BackendError && error.code === 'not-found') {
+        throw new BackendError('not-found', `${fullPath(path)} not found: no tool result was stored under this path.`);
+      }
+      throw error;
+    }
+  }
+
+  #entries(): Promise<StoredResultInfo[]> {
+    return this.store.list(this.threadId);
+  }
+
+  #info(entry: StoredResultInfo): FileInfo {
+    return { path: `/${entry.key}`, size: entry.bytes };
+  }
+
+  async ls(path: string): Promise<FileInfo[]> {
+    const dir = this.#check(path);
+    const entries = await this.#entries();
+    if (dir === '/') return entries.map((entry) => this.#info(entry)).sort((a, b) => a.path.localeCompare(b.path));
+    const entry = entries.find((e) => `/${e.key}` === dir);
+    if (entry) return [this.#info(entry)];
+    await this.#text(dir); // throws 'evicted' or 'not-found'
+    return [];
+  }
+
+  async read(path: string, options?: ReadOptions): Promise<string> {
+    const file = this.#check(path);
+    if (file === '/')
+      throw new BackendError('invalid-argument', `${offloadMount} is a directory; read one of its files`);
+    return readLines(fullPath(file), await this.#text(file), options);
+  }
+
+  async lineCount(path: string): Promise<number> {
+    const file = this.#check(path);
+    if (file === '/') throw new BackendError('invalid-argument', `${offloadMount} is a directory, not a file`);
+    const text = await this.#text(file);
+    const key = file.slice(1);
+    if (this.#lastText?.key !== key || this.#lastText.text !== text) {
+      this.#lastText = { key, text, lines: countLines(text) };
+    }
+    return this.#lastText.lines;
+  }
+
+  async grep(pattern: string, options?: { path?: string; glob?: string }): Promise<GrepMatch[]> {
+    const regex = compilePattern(pattern);
+    const dir = this.#check(options?.path ?? '/');
+    const wanted = options?.glob === undefined ? () => true : fileFilter(options.glob, dir);
+    const matches: GrepMatch[] = [];
+    if (dir !== '/') {
+      // One named file: an evicted or missing one is an error, not an empty result.
+      if (wanted(dir)) grepText(dir, await this.#text(dir), regex, matches);
+      return matches;
+    }
+    for (const entry of await this.#entries()) {
+      const file = `/${entry.key}`;
+      if (!isWithin(file, dir) || !wanted(file)) continue;
+      let text: string;
+      try {
+        text = await this.#text(file);
+      } catch (error) {
+        // Evicted by another writer since it was listed: no longer part of the mount.
+        if (error instanceof BackendError && (error.code === 'evicted' || error.code === 'not-found')) continue;
+        throw error;
+      }
+      grepText(file, text, regex, matches);
+    }
+    return matches;
+  }
+
+  async glob(pattern: string, options?: { path?: string }): Promise<FileInfo[]> {
+    const dir = this.#check(options?.path ?? '/');
+    const matches = globMatcher(pattern, dir);
+    const entries = await this.#entries();
+    return entries.map((entry) => this.#info(entry)).filter((info) => matches(info.path));
+  }
+
+  async write(path: string): Promise<void> {
+    throw this.#readOnly(path, 'written');
+  }
+
+  async edit(path: string): Promise<void> {
+    throw this.#readOnly(path, 'edited');
+  }
+
+  #readOnly(path: unknown, verb: string): BackendError {
+    const shown = typeof path === 'string' ? describePath(fullPath(path)) : describePath(path);
+    return new BackendError(
+      'read-only',
+      `${shown} is read-only: ${offloadMount} holds stored tool results, which cannot be ${verb}`,
+    );
+  }
+}

@@ -1,0 +1,118 @@
+import type { ContentPart } from '../runtime/messages.js';
+import { isTextPart, joinText, toContent } from '../runtime/messages.js';
+import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
+import { cutToBytes, estimateTokens, utf8Bytes } from '../text.js';
+import { cutWithNote, isOverThreshold } from './cut.js';
+import type { OffloadLimits } from './options.js';
+import { offloadReplacement } from './preview.js';
+import { readsFromMount, resultKeyProblem, resultPath } from './result-path.js';
+
+/**
+ * The offload's core as plain functions over an OffloadStore (decide, cut, preview, store), so an
+ * adapter for another agent framework can reuse it without this package's agent loop.
+ */
+
+/** One successful tool call's result, as the offload sees it. */
+export interface ToolResultToOffload {
+  threadId: string;
+  turnId: string;
+  /** The call's idempotency key: the stored result's identity and file name (O2). */
+  key: string;
+  toolName: string;
+  /** The call's arguments; a call that reads from the mount is never offloaded (O11). */
+  args: unknown;
+  content: readonly ContentPart[];
+}
+
+export type OffloadDecision =
+  /** Within the threshold: show the result as it is. */
+  | { kind: 'kept'; content: ContentPart[] }
+  /** Over the threshold but not stored: cut to within it, with a note saying why. */
+  | { kind: 'cut'; content: ContentPart[]; failure?: StoreFailure }
+  /** Stored (staged): the model sees the preview; `change` makes it live when applied. */
+  | { kind: 'stored'; content: ContentPart[]; change: StoreChange; preview: string };
+
+function describeError(error: unknown): string {
+  if (error instanceof Error)
+    return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  return String(error);
+}
+
+/** Replaces all text parts by one text, keeping every non-text part, in order, after it (O5). */
+export function withText(content: readonly ContentPart[], text: string): ContentPart[] {
+  return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
+}
+
+/**
+ * Decides what the model is shown for one tool result and, when it is over the threshold, stages
+ * its text in the store. Never throws for a storage failure (S3): the result is cut instead, and no
+ * path is named for a text that was not written. Throws a TypeError for malformed content.
+ */
+export async function offloadToolResult(
+  store: OffloadStore,
+  limits: OffloadLimits,
+  result: ToolResultToOffload,
+): Promise<OffloadDecision> {
+  const content = toContent(result.content, `result of tool "${result.toolName}"`);
+  const text = joinText(content);
+  if (!isOverThreshold(text, limits.thresholdTokens)) return { kind: 'kept', content };
+
+  if (readsFromMount(result.args)) {
+    return {
+      kind: 'cut',
+      content: withText(content, cutWithNote(text, limits.thresholdTokens, { kind: 'read-from-mount' })),
+    };
+  }
+
+  const originalBytes = utf8Bytes(text);
+  const notStored = (why: string): OffloadDecision => {
+    const failure: StoreFailure = {
+      threadId: result.threadId,
+      key: String(result.key).slice(0, 200),
+      path: resultKeyProblem(result.key) ? '' : resultPath(result.key),
+      toolName: result.toolName,
+      bytes: originalBytes,
+      at: Date.now(),
+      error: why,
+    };
+    const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why });
+    return { kind: 'cut', content: withText(content, cut), failure };
+  };
+
+  const keyProblem = resultKeyProblem(result.key);
+  if (keyProblem) return notStored(keyProblem);
+
+  const stored = cutToBytes(text, limits.maxResultBytes);
+  const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
+  const path = resultPath(result.key);
+  const preview = offloadReplacement(
+    { path, toolName: result.toolName, original: text, originalBytes, stored, storedBytes },
+    limits,
+  );
+  try {
+    await store.stage({
+      threadId: result.threadId,
+      key: result.key,
+      path,
+      toolName: result.toolName,
+      bytes: storedBytes,
+      originalBytes,
+      estimatedTokens: estimateTokens(text),
+      truncated: stored.length < text.length,
+      createdAt: Date.now(),
+      preview,
+      text: stored,
+      turnId: result.turnId,
+    });
+  } catch (error) {
+    return notStored(describeError(error));
+  }
+  const change: StoreChange = {
+    type: 'commit',
+    threadId: result.threadId,
+    key: result.key,
+    turnId: result.turnId,
+    maxTotalBytes: limits.maxTotalBytes,
+  };
+  return { kind: 'stored', content: withText(content, preview), change, preview };
+}

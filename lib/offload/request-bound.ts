@@ -1,0 +1,29 @@
+import { type ContentPart, isTextPart, type Message } from '../runtime/messages.js';
+import { cutWithNote, isOverThreshold } from './cut.js';
+import { withText } from './offload-result.js';
+
+/** Text parts joined as the offload measures them; a non-string text (bad input) is shown, not thrown on. */
+function textOf(content: readonly ContentPart[]): string {
+  return content
+    .filter(isTextPart)
+    .map((part) => (typeof part.text === 'string' ? part.text : String(part.text)))
+    .join('\n');
+}
+
+/**
+ * The messages as they may be sent (O9): every tool message whose text is over the threshold is cut
+ * to within it, with a note saying so; media parts, toolCallId and toolName are kept (B4). The
+ * messages given are not changed. Returns the same array when nothing needed cutting.
+ */
+export function boundToolMessages(messages: readonly Message[], thresholdTokens: number): readonly Message[] {
+  let changed = false;
+  const bounded = messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    const text = textOf(message.content);
+    if (!isOverThreshold(text, thresholdTokens)) return message;
+    changed = true;
+    const cut = cutWithNote(text, thresholdTokens, { kind: 'over-threshold' });
+    return { ...message, content: withText(message.content, cut) };
+  });
+  return changed ? bounded : messages;
+}

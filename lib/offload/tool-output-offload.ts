@@ -1,0 +1,124 @@
+import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
+import type { ModelReply, ModelRequest } from '../runtime/model.js';
+import type { ToolOutcome } from '../runtime/outcome.js';
+import type { ToolContext } from '../runtime/tool.js';
+import type { OffloadStore } from '../store/offload-store.js';
+import { summarizedDrop } from './cleanup.js';
+import { defaultOffloadStore } from './default-store.js';
+import { OffloadBackend } from './offload-backend.js';
+import { offloadToolResult } from './offload-result.js';
+import { type OffloadLimits, resolveLimits } from './options.js';
+import { boundToolMessages } from './request-bound.js';
+import { offloadKey, offloadMount } from './result-path.js';
+import { offloadStateKey } from './state-key.js';
+
+export interface ToolOutputOffloadOptions {
+  /** A result over this many estimated tokens is offloaded; default 20_000, at least 1000. */
+  thresholdTokens?: number;
+  /** The most UTF-8 bytes of one stored result; default 1_048_576, at least 1 and at most maxTotalBytes. */
+  maxResultBytes?: number;
+  /** The most UTF-8 bytes one thread's stored results take together; default 33_554_432. */
+  maxTotalBytes?: number;
+  /** Lines of the text shown after the header; default 10. */
+  previewLines?: number;
+  /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
+  store?: OffloadStore;
+}
+
+/**
+ * Keeps large tool results out of the conversation: a Success over `thresholdTokens` is stored
+ * (bounded by `maxTotalBytes` per thread) and the model sees a header naming
+ * `/large_tool_results/<idempotencyKey>` and the first lines. `backend(threadId)`, mounted at
+ * `ToolOutputOffload.mount` in a CompositeBackend, lets the file tools read it back.
+ */
+export class ToolOutputOffload implements Middleware {
+  static readonly key = offloadKey;
+  static readonly mount = offloadMount;
+
+  readonly name = 'ToolOutputOffload';
+  readonly store: OffloadStore;
+  readonly limits: Readonly<OffloadLimits>;
+  readonly writes: Readonly<Record<string, StateKey>>;
+
+  constructor(options: ToolOutputOffloadOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('ToolOutputOffload: options must be an object');
+    }
+    this.limits = Object.freeze(resolveLimits(options));
+    const store = options.store ?? defaultOffloadStore();
+    if (typeof store.stage !== 'function' || typeof store.apply !== 'function') {
+      throw new TypeError('ToolOutputOffload: store must be an OffloadStore (with stage and apply)');
+    }
+    this.store = store;
+    this.writes = Object.freeze({ [offloadKey]: offloadStateKey(store) as StateKey });
+  }
+
+  /** A read-only view of one thread's stored results, to mount at `ToolOutputOffload.mount`. */
+  backend(threadId: string): OffloadBackend {
+    return new OffloadBackend(this.store, threadId);
+  }
+
+  /** Earlier turns can no longer be blocked: the store forgets how to undo them (and their orphaned staged texts). */
+  async beforeAgent(_input: unknown, context: HookContext): Promise<void> {
+    await this.store.settle(context.threadId, context.turnId);
+  }
+
+  systemPrompt(): string {
+    const { thresholdTokens } = this.limits;
+    return [
+      `Tool results over ${thresholdTokens} tokens are stored as files under ${offloadMount} and replaced by a header and their first lines.`,
+      'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).',
+      'Old stored results may be evicted to save space; run the tool again if you need one back.',
+    ].join('\n');
+  }
+
+  async wrapModelCall(
+    request: ModelRequest,
+    next: (request: ModelRequest) => Promise<ModelReply>,
+    context: HookContext,
+  ): Promise<ModelReply & { update?: Record<string, unknown> }> {
+    const drop = await summarizedDrop(this.store, context.threadId, context.turnId, context.state, context.messages);
+    const messages = boundToolMessages(request.messages, this.limits.thresholdTokens);
+    const reply = await next(messages === request.messages ? request : { ...request, messages });
+    if (!drop) return reply;
+    const earlier = (reply as { update?: Record<string, unknown> }).update;
+    return { ...reply, update: { ...earlier, [offloadKey]: drop } };
+  }
+
+  async wrapToolCall(
+    request: ToolCallRequest,
+    next: (request: ToolCallRequest) => Promise<ToolOutcome>,
+    context: ToolContext,
+  ): Promise<ToolOutcome> {
+    const outcome = await next(request);
+    if (outcome.type !== 'success') return outcome;
+    let decision: Awaited<ReturnType<typeof offloadToolResult>>;
+    try {
+      decision = await offloadToolResult(this.store, this.limits, {
+        threadId: context.threadId,
+        turnId: context.turnId,
+        key: request.idempotencyKey,
+        toolName: request.call.name,
+        args: request.call.args,
+        content: outcome.content,
+      });
+    } catch (error) {
+      // Malformed content (a non-string text part) from a tool or an inner middleware.
+      return { type: 'error', message: (error as Error).message };
+    }
+    if (decision.kind === 'stored') {
+      return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
+    }
+    if (decision.kind === 'cut' && decision.failure) await this.#report(decision.failure);
+    return { ...outcome, content: decision.content };
+  }
+
+  async #report(failure: Parameters<OffloadStore['reportFailure']>[0]): Promise<void> {
+    try {
+      await this.store.reportFailure(failure);
+    } catch (error) {
+      // The store is failing already (that is why we are here); the run goes on without the report.
+      console.warn('ToolOutputOffload: could not report a storage failure', error);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+
+describe('ToolOutputOffload options (O10)', () => {
+  it('has the documented defaults and static names', () => {
+    const offload = new ToolOutputOffload();
+    expect(offload.limits).toEqual({
+      thresholdTokens: 20_000,
+      maxResultBytes: 1_048_576,
+      maxTotalBytes: 33_554_432,
+      previewLines: 10,
+    });
+    expect(ToolOutputOffload.key).toBe('toolOutputOffload');
+    expect(ToolOutputOffload.mount).toBe('/large_tool_results/');
+    expect(Object.keys(offload.writes)).toEqual(['toolOutputOffload']);
+  });
+
+  it('uses the store it is given', () => {
+    const store = new MemoryOffloadStore();
+    expect(new ToolOutputOffload({ store }).store).toBe(store);
+  });
+
+  it.each([
+    [{ thresholdTokens: 999 }, /thresholdTokens must be an integer of at least 1000; got 999/],
+    [{ thresholdTokens: Number.NaN }, /thresholdTokens .*got NaN/],
+    [{ thresholdTokens: 1500.5 }, /thresholdTokens .*got 1500.5/],
+    [{ thresholdTokens: Number.POSITIVE_INFINITY }, /thresholdTokens .*got Infinity/],
+    [{ thresholdTokens: '2000' }, /thresholdTokens .*got string "2000"/],
+    [{ maxResultBytes: 0 }, /maxResultBytes must be an integer from 1 to maxTotalBytes \(33554432\); got 0/],
+    [{ maxResultBytes: 2048, maxTotalBytes: 1024 }, /maxResultBytes .*from 1 to maxTotalBytes \(1024\); got 2048/],
+    [{ maxResultBytes: 1.5 }, /maxResultBytes .*got 1.5/],
+    [{ maxTotalBytes: 0 }, /maxTotalBytes must be an integer of at least 1; got 0/],
+    [{ maxTotalBytes: -5 }, /maxTotalBytes .*got -5/],
+    [{ previewLines: -1 }, /previewLines must be an integer of at least 0; got -1/],
+    [{ previewLines: 2.5 }, /previewLines .*got 2.5/],
+  ])('rejects %j with a RangeError naming the option and range', (options, message) => {
+    expect(() => new ToolOutputOffload(options as never)).toThrow(RangeError);
+    expect(() => new ToolOutputOffload(options as never)).toThrow(message);
+  });
+
+  it('accepts the edges of every range', () => {
+    const offload = new ToolOutputOffload({
+      thresholdTokens: 1000,
+      maxResultBytes: 1,
+      maxTotalBytes: 1,
+      previewLines: 0,
+    });
+    expect(offload.limits).toEqual({ thresholdTokens: 1000, maxResultBytes: 1, maxTotalBytes: 1, previewLines: 0 });
+    expect(new ToolOutputOffload({ maxResultBytes: 4096, maxTotalBytes: 4096 }).limits.maxResultBytes).toBe(4096);
+  });
+
+  it('lowers the default maxResultBytes to a smaller maxTotalBytes instead of rejecting the defaults', () => {
+    expect(new ToolOutputOffload({ maxTotalBytes: 10_000 }).limits.maxResultBytes).toBe(10_000);
+  });
+
+  it('rejects a store that is not an OffloadStore, and options that are not an object', () => {
+    expect(() => new ToolOutputOffload({ store: {} as never })).toThrow(/store must be an OffloadStore/);
+    expect(() => new ToolOutputOffload(null as never)).toThrow(/options must be an object/);
+  });
+});
