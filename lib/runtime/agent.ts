@@ -1,0 +1,141 @@
+import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
+import { errorMessage, RunAborted, RunFailure } from './failure.js';
+import { approvalReason, continueTurn, decideApproval, result, startTurn } from './loop.js';
+import { type ContentPart, type Message, toContent } from './messages.js';
+import type { Middleware } from './middleware.js';
+import type { Model } from './model.js';
+import type { RunResult } from './run-result.js';
+import { type AgentSetup, Session } from './session.js';
+import { StateKeys } from './state.js';
+import { awaitingCalls } from './thread-checkpoint.js';
+import type { Tool } from './tool.js';
+import { validatorFor } from './validate.js';
+
+export interface AgentOptions {
+  model: Model;
+  tools?: readonly Tool[];
+  /** First in the list = outermost (R1). */
+  middleware?: readonly Middleware[];
+  systemPrompt?: string;
+  /** Default: new MemoryCheckpointer(). */
+  checkpointer?: Checkpointer;
+  /** Default 8000 estimated tokens, all middleware sections together. */
+  maxPromptSectionTokens?: number;
+  /** Default 25 model calls per run. */
+  maxSteps?: number;
+  /** Default 120 000. */
+  toolTimeoutMs?: number;
+}
+
+export interface Agent {
+  run(input: string | ContentPart[], options: { threadId: string; signal?: AbortSignal }): Promise<RunResult>;
+  resume(threadId: string, options: { approved: boolean; signal?: AbortSignal }): Promise<RunResult>;
+  recover(threadId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+  messages(threadId: string): Promise<Message[]>;
+  state(threadId: string): Promise<Record<string, unknown>>;
+}
+
+/** The agent loop: beforeAgent → model steps with their tool calls → afterAgent (SPEC §1, R1–R10). */
+export function createAgent(options: AgentOptions): Agent {
+  const setup = resolveOptions(options);
+  const running = new Set<string>();
+
+  /** Loads the thread, runs `body`, and turns a failure or an abort into a 'failed' result. */
+  async function session(threadId: string, signal: AbortSignal | undefined, body: (s: Session) => Promise<RunResult>) {
+    checkThreadId(threadId);
+    if (running.has(threadId)) {
+      throw new Error(`thread "${threadId}" already has a run in progress in this agent; wait for it to end first`);
+    }
+    running.add(threadId);
+    try {
+      const s = await Session.load(setup, threadId, signal ?? new AbortController().signal);
+      try {
+        return await body(s);
+      } catch (e) {
+        // An abort never throws, whatever the model or a hook rejected with.
+        if (!s.signal.aborted && !(e instanceof RunFailure)) throw e;
+        const reason = s.signal.aborted || e instanceof RunAborted ? 'aborted' : errorMessage(e);
+        // The turn stays in the checkpoint, so recover can continue it; state stays as it was when it failed.
+        await s.save().catch(() => undefined);
+        return result(s, 'failed', { reason });
+      } finally {
+        s.close();
+      }
+    } finally {
+      running.delete(threadId);
+    }
+  }
+
+  return {
+    async run(input, { threadId, signal } = {} as { threadId: string }) {
+      const content = toContent(input, 'run input');
+      return session(threadId, signal, (s) => startTurn(s, content));
+    },
+    async resume(threadId, { approved, signal } = {} as { approved: boolean }) {
+      if (typeof approved !== 'boolean') throw new TypeError('resume needs options.approved, true or false');
+      return session(threadId, signal, (s) => {
+        decideApproval(s, approved);
+        return continueTurn(s);
+      });
+    },
+    async recover(threadId, { signal } = {}) {
+      return session(threadId, signal, async (s) => {
+        if (!s.turn) return result(s, 'completed', { output: s.lastAssistant() });
+        const waiting = awaitingCalls(s.turn);
+        if (waiting.length > 0) return result(s, 'awaiting-approval', { reason: approvalReason(waiting) });
+        return continueTurn(s);
+      });
+    },
+    async messages(threadId) {
+      checkThreadId(threadId);
+      return (await Session.load(setup, threadId, new AbortController().signal)).messages;
+    },
+    async state(threadId) {
+      checkThreadId(threadId);
+      return { ...(await Session.load(setup, threadId, new AbortController().signal)).state.values };
+    },
+  };
+}
+
+function resolveOptions(options: AgentOptions): AgentSetup {
+  if (typeof options?.model !== 'function') throw new TypeError('createAgent needs options.model, a function');
+  const tools = new Map<string, Tool>();
+  for (const [i, tool] of (options.tools ?? []).entries()) {
+    if (typeof tool?.name !== 'string' || typeof tool.execute !== 'function') {
+      throw new TypeError(`options.tools[${i}] is not a tool (it needs a name and an execute function)`);
+    }
+    if (tools.has(tool.name)) throw new Error(`two tools are named "${tool.name}"`);
+    validatorFor(tool);
+    tools.set(tool.name, tool);
+  }
+  const middleware = [...(options.middleware ?? [])];
+  middleware.forEach((m, i) => {
+    if (typeof m?.name !== 'string') throw new TypeError(`options.middleware[${i}] has no name`);
+  });
+  return {
+    model: options.model,
+    tools,
+    specs: [...tools.values()].map(({ name, description, parameters }) => ({ name, description, parameters })),
+    middleware,
+    systemPrompt: options.systemPrompt ?? '',
+    checkpointer: options.checkpointer ?? new MemoryCheckpointer(),
+    keys: new StateKeys(middleware),
+    maxPromptSectionTokens: count('maxPromptSectionTokens', options.maxPromptSectionTokens, 8000, 0),
+    maxSteps: count('maxSteps', options.maxSteps, 25, 1),
+    toolTimeoutMs: count('toolTimeoutMs', options.toolTimeoutMs, 120_000, 1),
+  };
+}
+
+function count(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new RangeError(`${name} must be an integer of at least ${min}, got ${value}`);
+  }
+  return value;
+}
+
+function checkThreadId(threadId: unknown): void {
+  if (typeof threadId !== 'string' || threadId === '') {
+    throw new TypeError(`threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
+  }
+}

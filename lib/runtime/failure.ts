@@ -1,0 +1,50 @@
+/** Ends the run with status 'failed' and this reason (R3, R7, a fatal outcome, a bad reply …). */
+export class RunFailure extends Error {
+  override readonly name = 'RunFailure';
+}
+
+/** Thrown inside the loop when the run's signal aborts; the run resolves with reason 'aborted'. */
+export class RunAborted extends Error {
+  override readonly name = 'RunAborted';
+  constructor() {
+    super('aborted');
+  }
+}
+
+/** Settles like `promise`, or rejects with RunAborted as soon as `signal` aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new RunAborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RunAborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Runs a middleware hook; an exception in it fails the run with a reason naming the hook (R3). */
+export async function callHook<T>(where: string, hook: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  try {
+    return await untilAborted(Promise.resolve().then(hook), signal);
+  } catch (e) {
+    throw asFailure(e, where);
+  }
+}
+
+/** Keeps RunFailure and RunAborted as they are; any other exception becomes a RunFailure naming `where`. */
+export function asFailure(error: unknown, where: string): Error {
+  if (error instanceof RunFailure || error instanceof RunAborted) return error;
+  return new RunFailure(`${where} threw: ${errorMessage(error)}`);
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

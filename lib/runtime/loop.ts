@@ -1,0 +1,223 @@
+import { callHook, RunFailure, untilAborted } from './failure.js';
+import { randomId } from './ids.js';
+import { type AssistantMessage, type ContentPart, textContent, toContent } from './messages.js';
+import { type Block, isBlock, type Middleware } from './middleware.js';
+import { modelStep } from './model-step.js';
+import type { ToolOutcome } from './outcome.js';
+import type { RunResult } from './run-result.js';
+import { type Session, toolMessage } from './session.js';
+import { checkWrites } from './state.js';
+import { awaitingCalls, type CallRecord } from './thread-checkpoint.js';
+import { runToolCall } from './tool-call.js';
+
+/**
+ * Starts a turn: closes an unfinished one, runs beforeAgent in stack order (R2), appends the user
+ * message, then continues the turn. A Block ends it with nothing of the turn kept.
+ */
+export async function startTurn(session: Session, input: ContentPart[]): Promise<RunResult> {
+  abandonTurn(session);
+  session.turn = {
+    turnId: randomId(),
+    step: 0,
+    start: session.messages.length,
+    stateBefore: { ...session.state.values },
+    phase: 'model',
+    calls: [],
+  };
+  try {
+    for (const m of session.setup.middleware) {
+      if (!m.beforeAgent) continue;
+      const where = `beforeAgent of middleware "${m.name}"`;
+      const context = session.hookContext();
+      const result = await callHook(where, () => m.beforeAgent!([...input], context), session.signal);
+      if (isBlock(result)) return await blockTurn(session, result);
+      const changes = hookObject(where, result);
+      if (changes?.input !== undefined) input = checkedInput(changes.input, where);
+      await applyUpdate(session, m, changes?.update, 'beforeAgent');
+    }
+  } catch (e) {
+    // The turn never began, so there is nothing for recover to continue.
+    session.turn = null;
+    throw e;
+  }
+  session.messages.push({ role: 'user', id: randomId(), content: input });
+  await session.save();
+  return continueTurn(session);
+}
+
+/** Runs the turn from where its record says it is until it completes, pauses, blocks or runs out of steps. */
+export async function continueTurn(session: Session): Promise<RunResult> {
+  for (;;) {
+    const turn = session.turn!;
+    if (turn.phase === 'after') return afterAgent(session);
+    if (turn.phase === 'tools') {
+      const waiting = await runCalls(session, turn.calls);
+      if (waiting.length > 0) return result(session, 'awaiting-approval', { reason: approvalReason(waiting) });
+      session.messages.push(...turn.calls.map((c) => c.result!));
+      turn.phase = 'model';
+      turn.calls = [];
+      await session.save();
+      continue;
+    }
+    if (session.modelSteps >= session.setup.maxSteps) {
+      session.turn = null;
+      await session.save();
+      const reason = `stopped after ${session.setup.maxSteps} model steps (maxSteps)`;
+      return result(session, 'max-steps', { reason });
+    }
+    const reply = await modelStep(session);
+    session.messages.push(reply);
+    turn.phase = reply.toolCalls.length > 0 ? 'tools' : 'after';
+    // Each call's idempotency key is saved here, before any tool runs (R9).
+    turn.calls = reply.toolCalls.map((call) => ({
+      call,
+      idempotencyKey: randomId(),
+      status: 'pending',
+      approved: false,
+    }));
+    await session.save();
+  }
+}
+
+/**
+ * Runs the calls still pending, concurrently; each one's update is applied through the state's
+ * queue and the checkpoint saved as it completes. Returns the calls now waiting for approval.
+ */
+async function runCalls(session: Session, calls: CallRecord[]): Promise<CallRecord[]> {
+  const failures: Array<unknown> = [];
+  const runs = calls.map(async (record, i) => {
+    if (record.status !== 'pending') return;
+    try {
+      const outcome = await runToolCall(session, record);
+      await settle(session, record, outcome);
+      await session.save();
+    } catch (e) {
+      failures[i] = e;
+    }
+  });
+  await untilAborted(Promise.all(runs), session.signal);
+  const failure = failures.find((f) => f !== undefined);
+  if (failure !== undefined) throw failure;
+  return calls.filter((c) => c.status === 'awaiting-approval');
+}
+
+async function settle(session: Session, record: CallRecord, outcome: ToolOutcome): Promise<void> {
+  switch (outcome.type) {
+    case 'success':
+      if (outcome.update) {
+        await untilAborted(
+          session.state.apply(outcome.update, () => session.hookContext()),
+          session.signal,
+        );
+      }
+      record.result = toolMessage(record.call, outcome.content, false);
+      record.status = 'done';
+      return;
+    case 'error':
+      record.result = toolMessage(record.call, textContent(outcome.message), true);
+      record.status = 'done';
+      return;
+    case 'needs-approval':
+      record.status = 'awaiting-approval';
+      record.reason = outcome.reason;
+      return;
+    case 'fatal':
+      throw new RunFailure(outcome.reason);
+  }
+}
+
+/** afterAgent in stack order on the final reply (R10): a Block undoes the turn, updates are applied. */
+async function afterAgent(session: Session): Promise<RunResult> {
+  const output = session.messages.at(-1) as AssistantMessage;
+  for (const m of session.setup.middleware) {
+    if (!m.afterAgent) continue;
+    const where = `afterAgent of middleware "${m.name}"`;
+    const context = session.hookContext();
+    const returned = await callHook(where, () => m.afterAgent!(output, context), session.signal);
+    if (isBlock(returned)) return blockTurn(session, returned);
+    await applyUpdate(session, m, hookObject(where, returned)?.update, 'afterAgent');
+  }
+  session.turn = null;
+  await session.save();
+  return result(session, 'completed', { output });
+}
+
+/** Ends the turn blocked: its messages go, and every 'restore' key returns to its value before the turn. */
+async function blockTurn(session: Session, blocked: Block): Promise<RunResult> {
+  const turn = session.turn!;
+  session.messages.length = turn.start;
+  await untilAborted(
+    session.state.restore(turn.stateBefore, () => session.hookContext()),
+    session.signal,
+  );
+  session.turn = null;
+  await session.save();
+  return result(session, 'blocked', { reason: blocked.reason });
+}
+
+/** Closes an unfinished turn so the history stays valid: every call gets a tool message. */
+export function abandonTurn(session: Session): void {
+  const turn = session.turn;
+  if (!turn) return;
+  if (turn.phase === 'tools') {
+    for (const c of turn.calls) {
+      if (c.status === 'done') session.messages.push(c.result!);
+      else {
+        const message =
+          c.status === 'awaiting-approval'
+            ? 'Denied: not approved before the next message'
+            : 'Interrupted: the turn stopped before this call finished';
+        session.messages.push(toolMessage(c.call, textContent(message), true));
+      }
+    }
+  }
+  session.turn = null;
+}
+
+/** resume: approved calls run again with context.approved; refused ones become "Denied" without reaching wrapToolCall (R5, R6). */
+export function decideApproval(session: Session, approved: boolean): void {
+  const waiting = awaitingCalls(session.turn);
+  if (waiting.length === 0) throw new Error(`thread "${session.threadId}" has no tool call awaiting approval`);
+  for (const record of waiting) {
+    record.reason = undefined;
+    if (approved) {
+      record.status = 'pending';
+      record.approved = true;
+    } else {
+      record.status = 'done';
+      record.result = toolMessage(record.call, textContent('Denied: approval was refused'), true);
+    }
+  }
+}
+
+export function approvalReason(waiting: readonly CallRecord[]): string {
+  return waiting.map((c) => c.reason ?? `tool "${c.call.name}" needs approval`).join('; ');
+}
+
+export function result(session: Session, status: RunResult['status'], extra: Partial<RunResult> = {}): RunResult {
+  return { status, ...extra, messages: [...session.messages] };
+}
+
+async function applyUpdate(session: Session, m: Middleware, update: unknown, hook: string): Promise<void> {
+  checkWrites(m, update, hook);
+  if (update === undefined) return;
+  await untilAborted(
+    session.state.apply(update as Record<string, unknown>, () => session.hookContext()),
+    session.signal,
+  );
+}
+
+function hookObject(where: string, value: unknown): { input?: ContentPart[]; update?: unknown } | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object')
+    throw new RunFailure(`${where} returned ${typeof value}; expected an object, a Block or nothing`);
+  return value as { input?: ContentPart[]; update?: unknown };
+}
+
+function checkedInput(input: unknown, where: string): ContentPart[] {
+  try {
+    return toContent(input as ContentPart[], `input returned by ${where}`);
+  } catch (e) {
+    throw new RunFailure((e as Error).message);
+  }
+}

@@ -1,0 +1,109 @@
+import type { Checkpointer } from './checkpoint.js';
+import { errorMessage, RunFailure } from './failure.js';
+import { randomId } from './ids.js';
+import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
+import type { HookContext, Middleware } from './middleware.js';
+import type { Model, ToolSpec } from './model.js';
+import { CommittedState, type StateKeys } from './state.js';
+import {
+  checkpointVersion,
+  emptyCheckpoint,
+  parseCheckpoint,
+  type ThreadCheckpoint,
+  type TurnRecord,
+} from './thread-checkpoint.js';
+import type { Tool } from './tool.js';
+
+/** What an agent was built with, checked and resolved to defaults. */
+export interface AgentSetup {
+  model: Model;
+  tools: ReadonlyMap<string, Tool>;
+  specs: readonly ToolSpec[];
+  middleware: readonly Middleware[];
+  systemPrompt: string;
+  checkpointer: Checkpointer;
+  keys: StateKeys;
+  maxPromptSectionTokens: number;
+  maxSteps: number;
+  toolTimeoutMs: number;
+}
+
+/**
+ * One run, resume or recover of a thread: the thread loaded from its checkpoint, its committed
+ * state, the turn in progress, and serialized checkpoint saves.
+ */
+export class Session {
+  /** Model calls made by this run; maxSteps bounds it. */
+  modelSteps = 0;
+  #saves: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  private constructor(
+    readonly setup: AgentSetup,
+    readonly threadId: string,
+    readonly signal: AbortSignal,
+    public messages: Message[],
+    readonly state: CommittedState,
+    public turn: TurnRecord | null,
+  ) {}
+
+  static async load(setup: AgentSetup, threadId: string, signal: AbortSignal): Promise<Session> {
+    const saved =
+      parseCheckpoint(threadId, await setup.checkpointer.load(threadId)) ?? emptyCheckpoint(setup.keys.withInitial());
+    const state = new CommittedState(setup.keys, setup.keys.withInitial(saved.state));
+    return new Session(setup, threadId, signal, saved.messages, state, saved.turn);
+  }
+
+  /** A hook's view: the committed state and the whole history, including the turn so far. */
+  hookContext(): HookContext {
+    const state = this.state;
+    return {
+      threadId: this.threadId,
+      turnId: this.turn?.turnId ?? '',
+      step: this.turn?.step ?? 0,
+      signal: this.signal,
+      get state() {
+        return state.values;
+      },
+      messages: [...this.messages],
+    };
+  }
+
+  /** Saves the thread as it is now. Saves run one at a time in call order; none after the run ended. */
+  save(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    let checkpoint: ThreadCheckpoint;
+    try {
+      checkpoint = structuredClone({
+        version: checkpointVersion,
+        messages: this.messages,
+        state: { ...this.state.values },
+        turn: this.turn,
+      });
+    } catch (e) {
+      return Promise.reject(new RunFailure(`the thread's checkpoint is not structured-clone data: ${errorMessage(e)}`));
+    }
+    const saved = this.#saves.then(() => this.setup.checkpointer.save(this.threadId, checkpoint));
+    this.#saves = saved.catch(() => undefined);
+    return saved.catch((e) => {
+      throw new RunFailure(`saving the checkpoint of thread "${this.threadId}" failed: ${errorMessage(e)}`);
+    });
+  }
+
+  /** Ends the session: anything still running from this run (a tool past an abort) saves nothing more. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  lastAssistant(): AssistantMessage | undefined {
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const m = this.messages[i]!;
+      if (m.role === 'assistant') return m;
+    }
+    return undefined;
+  }
+}
+
+export function toolMessage(call: ToolCall, content: ContentPart[], isError: boolean): ToolMessage {
+  return { role: 'tool', id: randomId(), toolCallId: call.id, toolName: call.name, content, isError };
+}

@@ -1,0 +1,38 @@
+import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import type { Tool } from './tool.js';
+
+const validators = new WeakMap<Tool, Validator>();
+/** Keywords that only say "something below failed"; the error below is the useful one. */
+const summaryKeywords = new Set(['properties', 'items', 'prefixItems', '$ref', 'allOf', 'additionalItems']);
+const maxListed = 8;
+
+/** Builds (once per tool) the validator of its parameters; a schema it cannot compile throws, naming the tool. */
+export function validatorFor(tool: Tool): Validator {
+  let validator = validators.get(tool);
+  if (!validator) {
+    try {
+      validator = new Validator(tool.parameters as object, '2020-12', false);
+    } catch (e) {
+      throw new TypeError(`tool "${tool.name}" has an invalid parameters schema: ${(e as Error).message}`);
+    }
+    validators.set(tool, validator);
+  }
+  return validator;
+}
+
+/** Checks a call's arguments against the tool's JSON Schema; returns why they fail, or undefined. */
+export function argumentError(tool: Tool, args: unknown): string | undefined {
+  const result = validatorFor(tool).validate(args);
+  if (result.valid) return undefined;
+  const specific = result.errors.filter((e) => !summaryKeywords.has(e.keyword));
+  const errors = specific.length > 0 ? specific : result.errors;
+  const listed = errors.slice(0, maxListed).map(describe);
+  if (errors.length > maxListed) listed.push(`and ${errors.length - maxListed} more`);
+  return `Invalid arguments for tool "${tool.name}": ${listed.join('; ')}`;
+}
+
+function describe(error: OutputUnit): string {
+  const where = `args${error.instanceLocation.replace(/^#/, '')}`;
+  const what = error.keyword === 'false' ? 'not allowed by the schema' : error.error;
+  return `${where} (${error.keyword}): ${what}`;
+}
