@@ -1,4 +1,9 @@
 export { type Backend, BackendError, type FileInfo, type GrepMatch } from './backends/backend.js';
+export { CompositeBackend } from './backends/composite-backend.js';
+export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
+export { MemoryBackend } from './backends/memory-backend.js';
+export { OffloadBackend } from './offload/offload-backend.js';
+export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
 export type { AssistantMessage, ContentPart, MediaPart, Message, TextPart, ToolCall } from './runtime/messages.js';
@@ -14,6 +19,8 @@ export type { JsonSchema, Model, ModelReply, ModelRequest, ToolSpec } from './ru
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
 export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
+export { IndexedDbCheckpointer } from './store/indexeddb-checkpointer.js';
+export { IndexedDbOffloadStore } from './store/indexeddb-store.js';
 export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,

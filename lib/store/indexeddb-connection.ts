@@ -1,0 +1,180 @@
+import { type DBSchema, deleteDB, type IDBPDatabase, type IDBPTransaction, openDB, type StoreNames } from 'idb';
+
+export interface ConnectionOptions<Schema extends DBSchema> {
+  name: string;
+  version: number;
+  /** The object stores this code needs; a newer version of the database that has them all is used as it is. */
+  stores: readonly StoreNames<Schema>[];
+  upgrade(database: IDBPDatabase<Schema>, oldVersion: number): void;
+  /** How long an open or delete may stay blocked by another connection before it fails. */
+  blockedTimeoutMs: number;
+}
+
+/**
+ * One lazily opened connection to an IndexedDB database, shared by the stores built on it (S4).
+ * Another tab's upgrade ('versionchange') closes it, as does the browser ('terminated'); the next
+ * call opens it again. An open or delete that another connection keeps blocked fails after
+ * `blockedTimeoutMs` with an error that says so, instead of hanging. Uses only `indexedDB`, so it
+ * works in workers and service workers (S5).
+ */
+export class IdbConnection<Schema extends DBSchema> {
+  #opening: Promise<IDBPDatabase<Schema>> | undefined;
+
+  constructor(readonly options: ConnectionOptions<Schema>) {
+    const { name, blockedTimeoutMs } = options;
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError(`IndexedDB database name must be a non-empty string, got ${JSON.stringify(name)}`);
+    }
+    if (!Number.isFinite(blockedTimeoutMs) || blockedTimeoutMs < 0) {
+      throw new RangeError(`blockedTimeoutMs must be a finite number of milliseconds >= 0, got ${blockedTimeoutMs}`);
+    }
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** The open database, opening it if needed. */
+  database(): Promise<IDBPDatabase<Schema>> {
+    if (!this.#opening) {
+      const forget = () => {
+        if (this.#opening === opening) this.#opening = undefined;
+      };
+      const opening = this.#open(forget);
+      this.#opening = opening;
+      opening.catch(forget);
+    }
+    return this.#opening;
+  }
+
+  /** A transaction; reopens once if the connection was closed under us (another tab's upgrade). */
+  async transaction<Names extends StoreNames<Schema>[], Mode extends IDBTransactionMode>(stores: Names, mode: Mode) {
+    for (let attempt = 0; ; attempt++) {
+      const opening = this.database();
+      const database = await opening;
+      try {
+        return database.transaction(stores, mode, { durability: 'strict' });
+      } catch (error) {
+        if (attempt > 0 || (error as DOMException)?.name !== 'InvalidStateError') throw error;
+        if (this.#opening === opening) this.#opening = undefined;
+      }
+    }
+  }
+
+  /**
+   * Runs `operation` in one transaction and waits for it to commit. If anything fails, the
+   * transaction is aborted and nothing it wrote stays. `operation` must await nothing but requests
+   * of this transaction (S1), or the transaction commits early.
+   */
+  async run<Names extends StoreNames<Schema>[], Mode extends IDBTransactionMode, T>(
+    stores: Names,
+    mode: Mode,
+    operation: (tx: IDBPTransaction<Schema, Names, Mode>) => Promise<T>,
+  ): Promise<T> {
+    const tx = await this.transaction(stores, mode);
+    const done = tx.done;
+    done.catch(() => {});
+    try {
+      const value = await operation(tx);
+      await done;
+      return value;
+    } catch (error) {
+      try {
+        tx.abort();
+      } catch {
+        // Already aborted (a failed request aborts it) or finished.
+      }
+      throw error;
+    }
+  }
+
+  /** Closes the connection; a later call opens it again. */
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    this.#opening = undefined;
+    (await opening?.catch(() => undefined))?.close();
+  }
+
+  /** Closes the connection and deletes the database. */
+  async deleteDatabase(): Promise<void> {
+    await this.close();
+    const name = this.options.name;
+    await this.#unblocked(
+      (blocked) => deleteDB(name, { blocked }),
+      () => {},
+      `Could not delete IndexedDB database "${name}"`,
+    );
+  }
+
+  /** Opens the database; `forget` is called once this connection is closed by another tab or the browser. */
+  async #open(forget: () => void): Promise<IDBPDatabase<Schema>> {
+    const { name, version, upgrade } = this.options;
+    const callbacks = (blocked: () => void) => ({
+      blocked,
+      upgrade: (database: IDBPDatabase<Schema>, oldVersion: number) => upgrade(database, oldVersion),
+      // Another tab wants to upgrade or delete the database: let it, and reopen on the next call.
+      blocking: (_current: number, _next: number | null, event: IDBVersionChangeEvent) => {
+        (event.target as IDBDatabase).close();
+        forget();
+      },
+      terminated: forget,
+    });
+    const describe = `Could not open IndexedDB database "${name}"`;
+    let database: IDBPDatabase<Schema>;
+    try {
+      database = await this.#unblocked((blocked) => openDB<Schema>(name, version, callbacks(blocked)), close, describe);
+    } catch (error) {
+      if ((error as DOMException)?.name !== 'VersionError') throw error;
+      // Another tab upgraded it: use the newer version if it still has what this code needs.
+      database = await this.#unblocked(
+        (blocked) => openDB<Schema>(name, undefined, callbacks(blocked)),
+        close,
+        describe,
+      );
+      const missing = this.options.stores.filter((store) => !database.objectStoreNames.contains(store));
+      if (missing.length > 0) {
+        database.close();
+        throw new Error(
+          `${describe}: it is at version ${database.version}, newer than this code's version ${version}, ` +
+            `and lacks the object stores ${missing.join(', ')}. Another tab runs a newer version of this app; reload.`,
+        );
+      }
+    }
+    return database;
+  }
+
+  /** Runs an open or delete; fails it if it stays blocked longer than the timeout. */
+  #unblocked<T>(start: (blocked: () => void) => Promise<T>, discard: (late: T) => void, describe: string): Promise<T> {
+    const { blockedTimeoutMs, name } = this.options;
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timedOut = false;
+      const blocked = () => {
+        timer ??= setTimeout(() => {
+          timedOut = true;
+          reject(
+            new Error(
+              `${describe}: it stayed blocked for ${blockedTimeoutMs} ms because another tab or worker holds an ` +
+                `older version of "${name}" open. Close the other tabs of this app (or reload them) and try again.`,
+            ),
+          );
+        }, blockedTimeoutMs);
+      };
+      start(blocked).then(
+        (value) => {
+          clearTimeout(timer);
+          if (timedOut) discard(value);
+          else resolve(value);
+        },
+        (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+function close(database: { close(): void }): void {
+  database.close();
+}
