@@ -1,3 +1,4 @@
+import { IndexedDbOffloadStore } from '../store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../store/memory-store.js';
 import type { OffloadStore } from '../store/offload-store.js';
 
@@ -6,5 +7,5 @@ import type { OffloadStore } from '../store/offload-store.js';
  * extension service workers), else memory (Node, tests).
  */
 export function defaultOffloadStore(): OffloadStore {
-  return new MemoryOffloadStore();
+  return typeof indexedDB === 'undefined' ? new MemoryOffloadStore() : new IndexedDbOffloadStore();
 }

@@ -1,6 +1,6 @@
 import { type Backend, BackendError, type FileInfo, type GrepMatch } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
-import { describePath, isWithin, joinPath, normalizePath } from '../backends/paths.js';
+import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
 import { compilePattern, grepText, type ReadOptions, readLines } from '../backends/text-file.js';
 import type { OffloadStore, StoredResultInfo } from '../store/offload-store.js';
 import { countLines } from '../text.js';
@@ -40,7 +40,7 @@ export class OffloadBackend implements Backend {
     if (!isValidResultKey(key)) {
       throw new BackendError(
         'invalid-path',
-        `${describePath(fullPath(normalized))} is not a stored result: they are named ${offloadMount}<key>, where key is 1 to 64 of A-Z a-z 0-9 _ -`,
+        `${quoteForMessage(fullPath(normalized))} is not a stored result: they are named ${offloadMount}<key>, where key is 1 to 64 of A-Z a-z 0-9 _ -`,
       );
     }
     return normalized;
@@ -70,7 +70,7 @@ export class OffloadBackend implements Backend {
   async ls(path: string): Promise<FileInfo[]> {
     const dir = this.#check(path);
     const entries = await this.#entries();
-    if (dir === '/') return entries.map((entry) => this.#info(entry)).sort((a, b) => a.path.localeCompare(b.path));
+    if (dir === '/') return entries.map((entry) => this.#info(entry)).sort(byPath);
     const entry = entries.find((e) => `/${e.key}` === dir);
     if (entry) return [this.#info(entry)];
     await this.#text(dir); // throws 'evicted' or 'not-found'
@@ -128,16 +128,16 @@ export class OffloadBackend implements Backend {
     return entries.map((entry) => this.#info(entry)).filter((info) => matches(info.path));
   }
 
-  async write(path: string): Promise<void> {
+  async write(path: string, _content: string): Promise<void> {
     throw this.#readOnly(path, 'written');
   }
 
-  async edit(path: string): Promise<void> {
+  async edit(path: string, _oldText: string, _newText: string): Promise<void> {
     throw this.#readOnly(path, 'edited');
   }
 
   #readOnly(path: unknown, verb: string): BackendError {
-    const shown = typeof path === 'string' ? describePath(fullPath(path)) : describePath(path);
+    const shown = typeof path === 'string' ? quoteForMessage(fullPath(path)) : quoteForMessage(path);
     return new BackendError(
       'read-only',
       `${shown} is read-only: ${offloadMount} holds stored tool results, which cannot be ${verb}`,
