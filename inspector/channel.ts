@@ -1,0 +1,107 @@
+import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import {
+  fromWireError,
+  isAnswer,
+  PROTOCOL,
+  parseNotice,
+  parseResponse,
+  type RequestBody,
+  type RequestOp,
+} from './channel-protocol.js';
+import type { InspectorSource } from './source.js';
+
+/** How long a request waits for the exposing window before it fails with a clear error. */
+export const REQUEST_TIMEOUT_MS = 5000;
+
+interface Pending {
+  op: RequestOp;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+let counter = 0;
+function requestId(): string {
+  counter += 1;
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${counter}`;
+}
+
+/** Throws a TypeError unless `name` can name a BroadcastChannel. */
+export function assertChannelName(name: unknown, where: string): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new TypeError(`${where}: channel must be a non-empty string, got ${JSON.stringify(name) ?? typeof name}`);
+  }
+  if (typeof BroadcastChannel !== 'function') {
+    throw new TypeError(`${where}: BroadcastChannel is not available in this environment`);
+  }
+}
+
+/**
+ * A source that reads a store exposed in another window (or this one) by `exposeToInspector`.
+ * Answers that fail validation are ignored; a request nobody answers fails after a timeout.
+ */
+export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): InspectorSource {
+  assertChannelName(name, 'mountInspector');
+  const channel = new BroadcastChannel(name);
+  const pending = new Map<string, Pending>();
+  const listeners = new Set<() => void>();
+  let closed = false;
+
+  channel.onmessage = (event: MessageEvent) => {
+    const notice = parseNotice(event.data);
+    if (notice) {
+      for (const listener of [...listeners]) listener();
+      return;
+    }
+    const response = parseResponse(event.data);
+    const request = response && pending.get(response.id);
+    if (!response || !request) return;
+    if (response.ok && !isAnswer[request.op](response.value)) return; // malformed: wait for a valid answer
+    pending.delete(response.id);
+    clearTimeout(request.timer);
+    if (response.ok) request.resolve(response.value);
+    else request.reject(fromWireError(response.error));
+  };
+
+  function ask<T>(message: RequestBody): Promise<T> {
+    if (closed) return Promise.reject(new Error(`The inspector's channel "${name}" is closed`));
+    const id = requestId();
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(
+          new Error(
+            `No store answered on channel "${name}" within ${timeoutMs} ms: call ` +
+              `exposeToInspector(store, { channel: "${name}" }) in the window that holds the store`,
+          ),
+        );
+      }, timeoutMs);
+      pending.set(id, { op: message.op, resolve: resolve as (value: unknown) => void, reject, timer });
+      channel.postMessage({ protocol: PROTOCOL, kind: 'request', id, ...message });
+    });
+  }
+
+  return {
+    label: `channel "${name}"`,
+    list: () => ask<StoredResultInfo[]>({ op: 'list' }),
+    evictions: () => ask<EvictionRecord[]>({ op: 'evictions' }),
+    failures: () => ask<StoreFailure[]>({ op: 'failures' }),
+    totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
+    read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      channel.close();
+      listeners.clear();
+      for (const request of pending.values()) {
+        clearTimeout(request.timer);
+        request.reject(new Error(`The inspector's channel "${name}" was closed`));
+      }
+      pending.clear();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { useId, useRef, useState } from 'preact/hooks';
+import type { StoredResultInfo } from '../lib/store/offload-store.js';
+import { formatAge, formatBytes, formatCount } from './format.js';
+import { type ColumnId, columns, entryId, type Sort } from './rows.js';
+import { ROW_HEIGHT } from './styles.js';
+import { useVirtualizer } from './use-virtualizer.js';
+
+interface EntryListProps {
+  rows: readonly StoredResultInfo[];
+  sort: Sort;
+  onSort(column: ColumnId): void;
+  selectedId: string | undefined;
+  onSelect(entry: StoredResultInfo): void;
+  now: number;
+  /** Total entries before filtering, to say why the list is empty. */
+  total: number;
+}
+
+function Cells({ entry, now }: { entry: StoredResultInfo; now: number }) {
+  const stored = entry.truncated
+    ? `${formatBytes(entry.bytes)} of ${formatBytes(entry.originalBytes)}`
+    : formatBytes(entry.bytes);
+  return (
+    <>
+      <td class="cell mono" title={entry.path}>
+        {entry.path}
+      </td>
+      <td class="cell" title={entry.threadId}>
+        {entry.threadId}
+      </td>
+      <td class="cell" title={entry.toolName}>
+        {entry.toolName}
+      </td>
+      <td class="cell num">{stored}</td>
+      <td class="cell num">{formatCount(entry.estimatedTokens)}</td>
+      <td class={entry.truncated ? 'cell cut' : 'cell muted'}>{entry.truncated ? 'cut' : 'no'}</td>
+      <td class="cell num" title={new Date(entry.createdAt).toISOString()}>
+        {formatAge(entry.createdAt, now)}
+      </td>
+    </>
+  );
+}
+
+/** Keys that move the active row, as a function of the row count in view. */
+function moveFor(key: string, page: number): ((index: number, last: number) => number) | undefined {
+  switch (key) {
+    case 'ArrowDown':
+      return (index, last) => Math.min(last, index + 1);
+    case 'ArrowUp':
+      return (index) => Math.max(0, index - 1);
+    case 'PageDown':
+      return (index, last) => Math.min(last, index + page);
+    case 'PageUp':
+      return (index) => Math.max(0, index - page);
+    case 'Home':
+      return () => 0;
+    case 'End':
+      return (_index, last) => last;
+  }
+  return undefined;
+}
+
+/**
+ * The entries table: sortable headers, virtualized rows. The grid holds focus and points at the
+ * active row (aria-activedescendant): arrows, Page Up/Down, Home/End move it; Enter selects.
+ */
+export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total }: EntryListProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const gridRef = useRef<HTMLTableElement>(null);
+  const idPrefix = useId();
+  const [active, setActive] = useState(0);
+  const virtualizer = useVirtualizer(rows.length, ROW_HEIGHT, scrollRef, ROW_HEIGHT);
+  const activeIndex = Math.min(active, rows.length - 1);
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    // Header buttons handle their own keys.
+    if ((event.target as Element).closest('button') || rows.length === 0) return;
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT) / ROW_HEIGHT) - 2);
+    const move = moveFor(event.key, page);
+    if (move) {
+      event.preventDefault();
+      const next = move(Math.max(0, activeIndex), rows.length - 1);
+      setActive(next);
+      virtualizer.scrollToIndex(next, { align: 'auto' });
+      return;
+    }
+    const entry = rows[activeIndex];
+    if ((event.key === 'Enter' || event.key === ' ') && entry) {
+      event.preventDefault();
+      onSelect(entry);
+    }
+  };
+
+  const rowId = (index: number) => `${idPrefix}-row-${index}`;
+  return (
+    <div class="scroller" ref={scrollRef}>
+      <table
+        ref={gridRef}
+        class="grid"
+        // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the ARIA data grid pattern (a table with role grid)
+        role="grid"
+        aria-label="Stored entries"
+        aria-rowcount={rows.length + 1}
+        aria-colcount={columns.length}
+        aria-activedescendant={activeIndex >= 0 ? rowId(activeIndex) : undefined}
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+      >
+        <thead class="head">
+          <tr class="cols" aria-rowindex={1}>
+            {columns.map((column) => (
+              <th
+                key={column.id}
+                scope="col"
+                aria-sort={sort.column === column.id ? sort.direction : 'none'}
+                class={column.id === 'bytes' || column.id === 'tokens' || column.id === 'age' ? 'num' : undefined}
+              >
+                <button type="button" onClick={() => onSort(column.id)} title={`Sort by ${column.label}`}>
+                  {column.label}
+                </button>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody class="sizer" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {rows.length === 0 && (
+            <tr class="empty">
+              <td>
+                {total === 0 ? 'No stored entries yet.' : `No entry matches the filter (${formatCount(total)} stored).`}
+              </td>
+            </tr>
+          )}
+          {virtualizer.getVirtualItems().map((item) => {
+            const entry = rows[item.index];
+            if (!entry) return null;
+            const id = entryId(entry.threadId, entry.key);
+            return (
+              <tr
+                key={id}
+                id={rowId(item.index)}
+                aria-rowindex={item.index + 2}
+                aria-selected={id === selectedId}
+                data-index={item.index}
+                class={item.index === activeIndex ? 'row cols active' : 'row cols'}
+                style={{ transform: `translateY(${item.start - ROW_HEIGHT}px)` }}
+                onClick={() => {
+                  setActive(item.index);
+                  onSelect(entry);
+                  gridRef.current?.focus({ preventScroll: true });
+                }}
+              >
+                <Cells entry={entry} now={now} />
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { assertChannelName } from './channel.js';
+import {
+  type ChangeNotice,
+  DEFAULT_CHANNEL,
+  type InspectorRequest,
+  type InspectorResponse,
+  PROTOCOL,
+  parseRequest,
+  toWireError,
+} from './channel-protocol.js';
+import { assertInspectableStore, type InspectableStore, storeFailures } from './source.js';
+
+/** Store events within this window become one change notice. */
+export const NOTICE_BATCH_MS = 50;
+
+function answer(store: InspectableStore, request: InspectorRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'list':
+      return store.list();
+    case 'evictions':
+      return store.evictions();
+    case 'failures':
+      return storeFailures(store);
+    case 'totalBytes':
+      return store.totalBytes(request.threadId);
+    case 'read':
+      return store.read(request.threadId, request.key);
+  }
+}
+
+/**
+ * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin (SPEC I2):
+ * answers their requests and pushes a change notice, batched, after store events. Returns a
+ * function that stops serving and closes the channel.
+ */
+export function exposeToInspector(store: InspectableStore, options: { channel?: string } = {}): () => void {
+  assertInspectableStore(store, 'exposeToInspector');
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('exposeToInspector: options must be an object like { channel: "name" }');
+  }
+  const name = options.channel ?? DEFAULT_CHANNEL;
+  assertChannelName(name, 'exposeToInspector');
+
+  const channel = new BroadcastChannel(name);
+  let closed = false;
+  let batched = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const post = (message: InspectorResponse | ChangeNotice) => {
+    if (!closed) channel.postMessage(message);
+  };
+  const notify = (events: number) => post({ protocol: PROTOCOL, kind: 'changed', events });
+
+  channel.onmessage = (event: MessageEvent) => {
+    const request = parseRequest(event.data);
+    if (!request) return;
+    const fail = (error: unknown) =>
+      post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: false, error: toWireError(error) });
+    answer(store, request).then((value) => {
+      try {
+        post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: true, value });
+      } catch (error) {
+        fail(error); // e.g. a DataCloneError from a custom store's records
+      }
+    }, fail);
+  };
+
+  const unsubscribe = store.subscribe(() => {
+    batched += 1;
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      const events = batched;
+      batched = 0;
+      notify(events);
+    }, NOTICE_BATCH_MS);
+  });
+
+  // A panel that opened first (and is waiting) loads as soon as the store appears.
+  notify(0);
+
+  return () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    clearTimeout(timer);
+    channel.close();
+  };
+}

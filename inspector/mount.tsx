@@ -1,0 +1,117 @@
+import { render } from 'preact';
+import type { OffloadStore } from '../lib/store/offload-store.js';
+import { channelSource } from './channel.js';
+import { DEFAULT_CHANNEL } from './channel-protocol.js';
+import { exposeToInspector } from './expose.js';
+import { Floating } from './floating.js';
+import { Panel } from './panel.js';
+import { assertInspectableStore, type InspectableStore, type InspectorSource, storeSource } from './source.js';
+import { applyStyles } from './styles.js';
+
+export interface InspectorOptions {
+  /** 'embedded' (default) fills the target; 'floating' shows a toggle button that opens a docked panel. */
+  mode?: 'embedded' | 'floating';
+  /** The store's maxTotalBytes, for the per-thread gauges; without it the bound shows as unknown. */
+  bound?: number;
+  /**
+   * With `{ store }`: a page of this origin that mounts the inspector with `{ channel }`. When set,
+   * the panel shows "Pop out", which exposes the store on `channel` and opens this URL.
+   */
+  popOutUrl?: string | URL;
+  /** The channel "Pop out" exposes the store on; default 'tool-output-offload'. */
+  channel?: string;
+}
+
+export type InspectorSourceOption = { store: OffloadStore | InspectableStore } | { channel: string };
+
+const HOST_ATTRIBUTE = 'data-tool-output-offload-inspector';
+
+function isShadowRoot(target: unknown): target is ShadowRoot {
+  const node = target as Partial<ShadowRoot> | null;
+  return typeof node === 'object' && node !== null && node.nodeType === 11 && 'host' in node;
+}
+
+function isElement(target: unknown): target is Element {
+  const node = target as Partial<Element> | null;
+  return typeof node === 'object' && node !== null && node.nodeType === 1;
+}
+
+function checkOptions(options: InspectorOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('mountInspector: options must be an object');
+  }
+  const { mode, bound, popOutUrl } = options;
+  if (mode !== undefined && mode !== 'embedded' && mode !== 'floating') {
+    throw new TypeError(`mountInspector: mode must be 'embedded' or 'floating', got ${JSON.stringify(mode)}`);
+  }
+  if (bound !== undefined && !(typeof bound === 'number' && Number.isFinite(bound) && bound > 0)) {
+    throw new RangeError(`mountInspector: bound must be a positive number of bytes, got ${String(bound)}`);
+  }
+  if (popOutUrl !== undefined && typeof popOutUrl !== 'string' && !(popOutUrl instanceof URL)) {
+    throw new TypeError('mountInspector: popOutUrl must be a string or a URL');
+  }
+}
+
+function sourceFrom(source: InspectorSourceOption): InspectorSource {
+  if (typeof source !== 'object' || source === null) {
+    throw new TypeError('mountInspector: source must be { store } or { channel }');
+  }
+  if ('store' in source) {
+    assertInspectableStore(source.store, 'mountInspector');
+    return storeSource(source.store);
+  }
+  if ('channel' in source) return channelSource(source.channel);
+  throw new TypeError('mountInspector: source must be { store } or { channel }, got neither');
+}
+
+/**
+ * Renders the inspector into `target` (an element or a ShadowRoot) inside a shadow root of its own,
+ * so page styles do not reach it and its styles do not leak. Returns a function that removes it,
+ * unsubscribes from the store and closes its channels.
+ */
+export function mountInspector(
+  target: Element | ShadowRoot,
+  source: InspectorSourceOption,
+  options: InspectorOptions = {},
+): () => void {
+  if (!isElement(target) && !isShadowRoot(target)) {
+    throw new TypeError('mountInspector: target must be an Element or a ShadowRoot');
+  }
+  checkOptions(options);
+  const inspectorSource = sourceFrom(source);
+
+  const document = target.ownerDocument;
+  const host = document.createElement('div');
+  host.setAttribute(HOST_ATTRIBUTE, '');
+  const root = host.attachShadow({ mode: 'open' });
+  applyStyles(root);
+  const container = document.createElement('div');
+  container.className = options.mode === 'floating' ? 'root floating' : 'root';
+  root.append(container);
+  target.append(host);
+
+  let stopExposing: (() => void) | undefined;
+  const popOutUrl = options.popOutUrl;
+  const store = inspectorSource.store;
+  const onPopOut =
+    store && popOutUrl !== undefined
+      ? () => {
+          stopExposing ??= exposeToInspector(store, { channel: options.channel ?? DEFAULT_CHANNEL });
+          const opened = document.defaultView?.open(String(popOutUrl), '_blank', 'popup,width=1100,height=720');
+          return opened ? undefined : 'The browser blocked the pop-up window: allow pop-ups for this page.';
+        }
+      : undefined;
+
+  const props = { source: inspectorSource, bound: options.bound, onPopOut };
+  render(options.mode === 'floating' ? <Floating {...props} /> : <Panel {...props} />, container);
+
+  let mounted = true;
+  return () => {
+    if (!mounted) return;
+    mounted = false;
+    render(null, container);
+    inspectorSource.close();
+    stopExposing?.();
+    host.remove();
+  };
+}

@@ -1,0 +1,165 @@
+import { useMemo, useState } from 'preact/hooks';
+import type { EvictionRecord, StoredResultInfo } from '../lib/store/offload-store.js';
+import { EntryDetail, type Selected } from './entry-detail.js';
+import { EntryList } from './entry-list.js';
+import { EvictionList, FailureList } from './eviction-list.js';
+import { formatCount } from './format.js';
+import { Gauges } from './gauge.js';
+import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
+import type { InspectorSource } from './source.js';
+import { type TabId, Tabs } from './tabs.js';
+import { useNow, useSnapshot } from './use-store.js';
+
+export interface PanelProps {
+  source: InspectorSource;
+  /** maxTotalBytes, for the gauges; unknown when absent. */
+  bound?: number;
+  /** Opens the panel in another window; returns a message when it could not. */
+  onPopOut?: () => string | undefined;
+  /** Closes the floating panel. */
+  onClose?: () => void;
+}
+
+function latestEviction(evictions: readonly EvictionRecord[], threadId: string, key: string) {
+  for (let i = evictions.length - 1; i >= 0; i--) {
+    const record = evictions[i]!;
+    if (record.threadId === threadId && record.key === key) return record;
+  }
+  return undefined;
+}
+
+/** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
+export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
+  const { snapshot, error } = useSnapshot(source);
+  const now = useNow();
+  const [sort, setSort] = useState<Sort>(defaultSort);
+  const [filter, setFilter] = useState<Filter>({ threadId: '', text: '' });
+  const [tab, setTab] = useState<TabId>('entries');
+  const [selected, setSelected] = useState<Selected>();
+  const [message, setMessage] = useState('');
+
+  const entries = snapshot?.entries ?? [];
+  const rows = useMemo(() => visibleEntries(entries, filter, sort), [entries, filter, sort]);
+  const byId = useMemo(() => new Map(entries.map((entry) => [entryId(entry.threadId, entry.key), entry])), [entries]);
+  const evictions = useMemo(
+    () => (snapshot?.evictions ?? []).filter((record) => recordMatches(record, filter)),
+    [snapshot?.evictions, filter],
+  );
+  const failures = useMemo(
+    () => (snapshot?.failures ?? []).filter((record) => recordMatches(record, filter)),
+    [snapshot?.failures, filter],
+  );
+  const threads = snapshot?.threads ?? [];
+  const gaugeThreads = filter.threadId === '' ? threads : threads.filter((id) => id === filter.threadId);
+  const selectedId = selected && entryId(selected.threadId, selected.key);
+
+  const selectEntry = (entry: StoredResultInfo) =>
+    setSelected({ threadId: entry.threadId, key: entry.key, path: entry.path, entry });
+  const selectEviction = (record: EvictionRecord) =>
+    setSelected({
+      threadId: record.threadId,
+      key: record.key,
+      path: record.path,
+      entry: byId.get(entryId(record.threadId, record.key)),
+      eviction: record,
+    });
+
+  return (
+    <section class="panel" aria-label="Tool output inspector">
+      <div class="toolbar" role="toolbar" aria-label="Inspector controls">
+        <div class="title">
+          <h2>Tool output offload</h2>
+          <span class="muted">
+            {snapshot
+              ? `${formatCount(snapshot.entries.length)} entries · ${formatCount(snapshot.evictions.length)} evictions`
+              : 'loading…'}{' '}
+            · {source.label}
+          </span>
+        </div>
+        <select
+          aria-label="Filter by thread"
+          value={filter.threadId}
+          onChange={(event) => {
+            const threadId = event.currentTarget.value;
+            setFilter((current) => ({ ...current, threadId }));
+          }}
+        >
+          <option value="">All threads</option>
+          {threads.map((threadId) => (
+            <option key={threadId} value={threadId}>
+              {threadId}
+            </option>
+          ))}
+        </select>
+        <input
+          type="search"
+          aria-label="Filter by text"
+          placeholder="Filter path, tool, preview…"
+          value={filter.text}
+          onInput={(event) => {
+            const text = event.currentTarget.value;
+            setFilter((current) => ({ ...current, text }));
+          }}
+        />
+        {onPopOut && (
+          <button type="button" onClick={() => setMessage(onPopOut() ?? '')}>
+            Pop out
+          </button>
+        )}
+        {onClose && (
+          <button type="button" onClick={onClose} aria-label="Close inspector">
+            ✕
+          </button>
+        )}
+      </div>
+      {message && (
+        <div class="status" role="status">
+          {message}
+        </div>
+      )}
+      {error && (
+        <div class="error" role="alert">
+          {error}
+        </div>
+      )}
+      {snapshot && <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound} />}
+      <Tabs
+        current={tab}
+        onChange={setTab}
+        counts={{ entries: rows.length, evictions: evictions.length, failures: failures.length }}
+        showFailures={(snapshot?.failures.length ?? 0) > 0}
+      />
+      <div class="body">
+        <div class="tabpanel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+          {!snapshot ? (
+            <p class="empty">{error ? 'Could not read the store.' : 'Loading…'}</p>
+          ) : tab === 'entries' ? (
+            <EntryList
+              rows={rows}
+              sort={sort}
+              onSort={(column) => setSort((current) => nextSort(current, column))}
+              selectedId={selectedId}
+              onSelect={selectEntry}
+              now={now}
+              total={entries.length}
+            />
+          ) : tab === 'evictions' ? (
+            <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
+          ) : (
+            <FailureList failures={failures} now={now} />
+          )}
+        </div>
+        {selected && (
+          <EntryDetail
+            source={source}
+            selected={selected}
+            live={byId.get(selectedId!)}
+            eviction={snapshot && latestEviction(snapshot.evictions, selected.threadId, selected.key)}
+            now={now}
+            onClose={() => setSelected(undefined)}
+          />
+        )}
+      </div>
+    </section>
+  );
+}

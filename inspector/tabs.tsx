@@ -1,0 +1,46 @@
+import { formatCount } from './format.js';
+
+export type TabId = 'entries' | 'evictions' | 'failures';
+
+const labels: Record<TabId, string> = { entries: 'Entries', evictions: 'Evictions', failures: 'Not stored' };
+
+interface TabsProps {
+  current: TabId;
+  onChange(tab: TabId): void;
+  counts: Record<TabId, number>;
+  /** The failures tab appears only once the store reports a result it could not keep. */
+  showFailures: boolean;
+}
+
+/** The panel's views; arrow keys move between tabs (the ARIA tabs pattern). */
+export function Tabs({ current, onChange, counts, showFailures }: TabsProps) {
+  const tabs: TabId[] = showFailures ? ['entries', 'evictions', 'failures'] : ['entries', 'evictions'];
+  const onKeyDown = (event: KeyboardEvent) => {
+    const index = tabs.indexOf(current);
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (step === 0) return;
+    event.preventDefault();
+    const next = tabs[(index + step + tabs.length) % tabs.length]!;
+    onChange(next);
+    const list = event.currentTarget as HTMLElement;
+    list.querySelector<HTMLElement>(`#tab-${next}`)?.focus();
+  };
+  return (
+    <div class="tabs" role="tablist" aria-label="Inspector views" onKeyDown={onKeyDown}>
+      {tabs.map((tab) => (
+        <button
+          key={tab}
+          type="button"
+          role="tab"
+          id={`tab-${tab}`}
+          aria-selected={tab === current}
+          aria-controls={`panel-${tab}`}
+          tabIndex={tab === current ? 0 : -1}
+          onClick={() => onChange(tab)}
+        >
+          {labels[tab]} ({formatCount(counts[tab])})
+        </button>
+      ))}
+    </div>
+  );
+}

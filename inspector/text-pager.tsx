@@ -1,0 +1,73 @@
+import { useMemo, useState } from 'preact/hooks';
+import { formatCount } from './format.js';
+import type { TextState } from './use-store.js';
+
+/** Lines per page: a 1 MiB text stays a few hundred DOM rows at a time. */
+export const PAGE_LINES = 500;
+
+/** The stored text with line numbers, a page at a time; a failed read shows the store's message. */
+export function TextPager({ state, pageLines = PAGE_LINES }: { state: TextState; pageLines?: number }) {
+  const text = state.status === 'loaded' ? state.text : '';
+  const lines = useMemo(() => text.split('\n'), [text]);
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(lines.length / pageLines));
+  const current = Math.min(page, pages - 1);
+  const from = current * pageLines;
+  const shown = lines.slice(from, from + pageLines);
+  const range = `Lines ${formatCount(from + 1)}–${formatCount(from + shown.length)} of ${formatCount(lines.length)}`;
+
+  return (
+    <section class="pane" aria-label="Stored text">
+      <div class="pane-head">
+        <h3>Stored text</h3>
+        {state.status === 'loaded' && (
+          <>
+            <span class="muted" aria-live="polite">
+              {range}
+            </span>
+            {pages > 1 && (
+              <nav aria-label="Pages of the stored text">
+                <button type="button" onClick={() => setPage(0)} disabled={current === 0} aria-label="First page">
+                  «
+                </button>{' '}
+                <button type="button" onClick={() => setPage(current - 1)} disabled={current === 0}>
+                  Previous page
+                </button>{' '}
+                <button type="button" onClick={() => setPage(current + 1)} disabled={current === pages - 1}>
+                  Next page
+                </button>{' '}
+                <button
+                  type="button"
+                  onClick={() => setPage(pages - 1)}
+                  disabled={current === pages - 1}
+                  aria-label="Last page"
+                >
+                  »
+                </button>
+              </nav>
+            )}
+          </>
+        )}
+      </div>
+      {state.status === 'loading' && <p class="empty">Loading the stored text…</p>}
+      {state.status === 'failed' && (
+        <p class="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      {state.status === 'loaded' && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+        <section class="lines" aria-label={`Stored text, ${range.toLowerCase()}`} tabIndex={0}>
+          {shown.map((line, index) => (
+            <div class="line" key={from + index}>
+              <span class="ln" aria-hidden="true">
+                {from + index + 1}
+              </span>
+              <span class="lt">{line}</span>
+            </div>
+          ))}
+        </section>
+      )}
+    </section>
+  );
+}

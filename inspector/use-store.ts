@@ -1,0 +1,129 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import { entryId, threadsOf } from './rows.js';
+import type { InspectorSource } from './source.js';
+
+/** Change notices within this window cause one re-read: a burst of events stays a handful of reads. */
+export const RELOAD_BATCH_MS = 50;
+
+/** Everything the panel shows but stored texts, read at one moment. */
+export interface Snapshot {
+  entries: StoredResultInfo[];
+  evictions: EvictionRecord[];
+  failures: StoreFailure[];
+  threads: string[];
+  /** The store's total per thread. */
+  totals: ReadonlyMap<string, number>;
+}
+
+export async function loadSnapshot(source: InspectorSource): Promise<Snapshot> {
+  const [entries, evictions, failures] = await Promise.all([source.list(), source.evictions(), source.failures()]);
+  const threads = threadsOf(entries, evictions, failures);
+  const totals = await Promise.all(threads.map((threadId) => source.totalBytes(threadId)));
+  return { entries, evictions, failures, threads, totals: new Map(threads.map((id, i) => [id, totals[i] ?? 0])) };
+}
+
+export interface SnapshotState {
+  snapshot?: Snapshot;
+  /** Why the last read failed; cleared by the next good read. */
+  error?: string;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The source's snapshot, re-read after changes. Notices are coalesced: the first one schedules a
+ * read after RELOAD_BATCH_MS, later ones join it, and notices during a read cause one more read.
+ */
+export function useSnapshot(source: InspectorSource): SnapshotState {
+  const [state, setState] = useState<SnapshotState>({});
+  useEffect(() => {
+    let disposed = false;
+    let reading = false;
+    let again = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    const read = async () => {
+      reading = true;
+      again = false;
+      try {
+        const snapshot = await loadSnapshot(source);
+        if (!disposed) setState({ snapshot });
+      } catch (error) {
+        if (!disposed) setState((previous) => ({ snapshot: previous.snapshot, error: errorMessage(error) }));
+      }
+      reading = false;
+      if (again) schedule();
+    };
+    const schedule = () => {
+      if (disposed) return;
+      if (reading) {
+        again = true;
+        return;
+      }
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void read();
+      }, RELOAD_BATCH_MS);
+    };
+
+    const stop = source.onChange(schedule);
+    void read();
+    return () => {
+      disposed = true;
+      stop();
+      clearTimeout(timer);
+    };
+  }, [source]);
+  return state;
+}
+
+export type TextState =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'loaded'; text: string }
+  | { status: 'failed'; error: string };
+
+/**
+ * A stored text, read only when asked for (`target` set), and read again when `version` changes
+ * (the entry was replaced or evicted while selected) without blanking what is shown meanwhile.
+ */
+export function useStoredText(
+  source: InspectorSource,
+  target: { threadId: string; key: string } | undefined,
+  version: number,
+): TextState {
+  const id = target ? entryId(target.threadId, target.key) : '';
+  const [state, setState] = useState<{ id: string; text: TextState }>({ id, text: { status: 'idle' } });
+  const threadId = target?.threadId;
+  const key = target?.key;
+  useEffect(() => {
+    if (threadId === undefined || key === undefined) return;
+    const forId = entryId(threadId, key);
+    let current = true;
+    setState((previous) =>
+      previous.id === forId && previous.text.status !== 'idle' ? previous : { id: forId, text: { status: 'loading' } },
+    );
+    source.read(threadId, key).then(
+      (text) => current && setState({ id: forId, text: { status: 'loaded', text } }),
+      (error: unknown) => current && setState({ id: forId, text: { status: 'failed', error: errorMessage(error) } }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [source, threadId, key, version]);
+  if (!target) return { status: 'idle' };
+  return state.id === id ? state.text : { status: 'loading' };
+}
+
+/** The current time, refreshed every `everyMs` (for ages). */
+export function useNow(everyMs = 10_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
