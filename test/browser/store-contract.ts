@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from '../../lib/backends/backend.js';
-import type { OffloadStore, StagedResult, StoreEvent } from '../../lib/store/offload-store.js';
+import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
 import { utf8Bytes } from '../../lib/text.js';
+import { result } from './fixtures/staged-result.js';
+
+export { result };
 
 /**
  * The behaviour every OffloadStore must have. Registered against the memory store (Node and
@@ -11,24 +14,6 @@ export interface ContractStores {
   open(): Promise<OffloadStore>;
   /** Frees what `open` made (e.g. deletes the database). */
   dispose(store: OffloadStore): Promise<void>;
-}
-
-export function result(threadId: string, key: string, text: string, turnId?: string): StagedResult {
-  const bytes = utf8Bytes(text);
-  return {
-    threadId,
-    key,
-    path: `/large_tool_results/${key}`,
-    toolName: 'fetch',
-    bytes,
-    originalBytes: bytes,
-    estimatedTokens: Math.ceil(text.length / 4),
-    truncated: false,
-    createdAt: Date.now(),
-    preview: `preview of ${key}`,
-    text,
-    ...(turnId === undefined ? {} : { turnId }),
-  };
 }
 
 /** Stages and commits one result. */

@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
+import type { StoreEvent } from '../../lib/store/offload-store.js';
+import { snapshot } from './fixtures/idb-snapshot.js';
+import { result } from './fixtures/staged-result.js';
+import { put } from './store-contract.js';
+
+const opened: IndexedDbOffloadStore[] = [];
+function open(name = `store-idb-${crypto.randomUUID()}`) {
+  const store = new IndexedDbOffloadStore({ name });
+  opened.push(store);
+  return store;
+}
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.deleteDatabase();
+});
+
+/** Makes IndexedDB's `method` fail with a QuotaExceededError on one object store, as a full disk would. */
+function failOn(method: 'put' | 'add', storeName: string): () => void {
+  const original = IDBObjectStore.prototype[method];
+  IDBObjectStore.prototype[method] = function (this: IDBObjectStore, ...args: [unknown, IDBValidKey?]) {
+    if (this.name === storeName)
+      throw new DOMException('The quota has been exceeded (injected).', 'QuotaExceededError');
+    return original.apply(this, args);
+  };
+  return () => {
+    IDBObjectStore.prototype[method] = original;
+  };
+}
+
+describe('IndexedDbOffloadStore', () => {
+  it('keeps entries, seq counter and failures for a new instance on the same database', async () => {
+    const first = open();
+    await put(first, 't', 'k1', 'x'.repeat(60));
+    await put(first, 't', 'k2', 'y'.repeat(60));
+    await first.reportFailure({ threadId: 't', key: 'k3', path: '/p', toolName: 'f', bytes: 5, at: 1, error: 'full' });
+    await first.close();
+    const second = new IndexedDbOffloadStore({ name: first.name });
+    expect((await second.list('t')).map((e) => e.key)).toEqual(['k2']);
+    expect(await second.read('t', 'k2')).toBe('y'.repeat(60));
+    expect((await second.evictions('t')).map((e) => e.key)).toEqual(['k1']);
+    expect((await second.failures('t')).map((f) => f.key)).toEqual(['k3']);
+    await put(second, 't', 'k4', 'z');
+    const seqs = (await second.list('t')).map((e) => e.seq);
+    expect(seqs).toEqual([2, 3]);
+    await second.close();
+  });
+
+  it("re-emits another instance's changes to local subscribers", async () => {
+    const writer = open();
+    const watcher = new IndexedDbOffloadStore({ name: writer.name });
+    const events: StoreEvent[] = [];
+    watcher.subscribe((event) => events.push(event));
+    await put(writer, 't', 'k1', 'hello');
+    await expect.poll(() => events).toEqual([{ type: 'stored', threadId: 't', key: 'k1', totalBytes: 5 }]);
+    await watcher.close();
+  });
+
+  it('a QuotaExceededError while staging propagates unchanged and loses nothing stored', async () => {
+    const store = open();
+    await put(store, 't', 'k1', 'live text');
+    const before = await snapshot(store.name, 't');
+    const restore = failOn('put', 'texts');
+    let thrown: unknown;
+    try {
+      await store.stage(result('t', 'k1', 'rerun that does not fit', 't2'));
+    } catch (error) {
+      thrown = error;
+    } finally {
+      restore();
+    }
+    expect(thrown).toBeInstanceOf(DOMException);
+    expect((thrown as DOMException).name).toBe('QuotaExceededError');
+    expect(await snapshot(store.name, 't')).toEqual(before);
+    expect(await store.read('t', 'k1')).toBe('live text');
+    const nothing = await store.apply({ type: 'commit', threadId: 't', key: 'k1', turnId: 't2', maxTotalBytes: 100 });
+    expect(nothing.stored).toEqual([]);
+  });
+
+  it('a commit that fails half way changes nothing: evictions are rolled back with it', async () => {
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60));
+    await store.stage(result('t', 'k2', 'y'.repeat(60), 't2'));
+    const before = await snapshot(store.name, 't');
+    const restore = failOn('put', 'entries');
+    await expect(
+      store.apply({ type: 'commit', threadId: 't', key: 'k2', turnId: 't2', maxTotalBytes: 100 }),
+    ).rejects.toMatchObject({ name: 'QuotaExceededError' });
+    restore();
+    expect(await snapshot(store.name, 't')).toEqual(before);
+    expect(await store.evictions('t')).toEqual([]);
+    expect(await store.read('t', 'k1')).toBe('x'.repeat(60));
+    // Still staged: once there is room again, the same commit goes through.
+    const applied = await store.apply({ type: 'commit', threadId: 't', key: 'k2', turnId: 't2', maxTotalBytes: 100 });
+    expect(applied).toMatchObject({ stored: ['k2'], totalBytes: 60 });
+  });
+
+  it('keeps a reported failure in memory when the quota refuses its write too', async () => {
+    const store = open();
+    const restore = failOn('add', 'failures');
+    try {
+      await store.reportFailure({ threadId: 't', key: 'k', path: '/p', toolName: 'f', bytes: 9, at: 5, error: 'full' });
+    } finally {
+      restore();
+    }
+    expect(await store.failures()).toEqual([
+      { threadId: 't', key: 'k', path: '/p', toolName: 'f', bytes: 9, at: 5, error: 'full' },
+    ]);
+  });
+
+  it('never keeps a text nobody can reach: staged, undo and evicted texts are deleted when settled', async () => {
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60), 't1');
+    await put(store, 't', 'k2', 'y'.repeat(60), 't2');
+    await store.stage(result('t', 'k3', 'orphan', 't2'));
+    await store.stage(result('t', 'k3', 'orphan again', 't2'));
+    expect((await snapshot(store.name, 't')).textIds).toHaveLength(3);
+    await store.settle('t');
+    expect((await snapshot(store.name, 't')).textIds).toHaveLength(1);
+    await store.clearThread('t');
+    expect((await snapshot(store.name, 't')).textIds).toHaveLength(0);
+  });
+
+  it('reports storage estimates and asks for persistence', async () => {
+    const store = open();
+    const estimate = await store.estimate();
+    expect(typeof estimate?.quota).toBe('number');
+    expect(typeof (await store.persist())).toBe('boolean');
+  });
+});
