@@ -1,0 +1,150 @@
+import { errorMessage } from '../runtime/failure.js';
+import type { Message } from '../runtime/messages.js';
+import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
+import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
+import {
+  emptySummarization,
+  keepBoundary,
+  messagesTokens,
+  outgoing,
+  readSummarization,
+  type SummarizationState,
+  summaryMessage,
+} from './select.js';
+import { requestSummary, summarizerRequest } from './summarizer.js';
+
+/** What Summarization reports through `onEvent` (the runtime has no run-level events). */
+export type SummarizationEvent =
+  | {
+      type: 'summarized';
+      threadId: string;
+      turnId: string;
+      step: number;
+      /** Messages this summary newly covers. */
+      coveredMessages: number;
+      /** Estimated tokens of the messages the model would have been sent, and of what it is sent instead. */
+      tokensBefore: number;
+      tokensAfter: number;
+    }
+  | {
+      type: 'summary-failed';
+      threadId: string;
+      turnId: string;
+      step: number;
+      /** Why: the summarizer's error, or 'aborted'. The request was sent unsummarized. */
+      reason: string;
+      aborted: boolean;
+    };
+
+export interface SummarizationOptions {
+  /** The model that writes the summaries; it gets no tools. */
+  model: Model;
+  /** Summarize when the messages a model call would send are over this many estimated tokens; at least 1. */
+  triggerTokens: number;
+  /** How many of the latest messages are always sent as they are; default 6, at least 1. */
+  keepMessages?: number;
+  /** Told when a summary is made or fails. A listener that throws is ignored (with a console warning). */
+  onEvent?: (event: SummarizationEvent) => void;
+}
+
+function checkCount(name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`Summarization: ${name} must be an integer of at least ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Keeps long threads within a model's context: when the messages a model call would send are over
+ * `triggerTokens`, the older ones (all but the last `keepMessages`, never splitting an assistant
+ * message from its tool results) are replaced by a summary from `model`, merged with the previous
+ * one. Only the outgoing request changes: the summary and the ids it covers live under
+ * `Summarization.key`, and the thread's history stays whole.
+ */
+export class Summarization implements Middleware {
+  static readonly key = 'summarization' as const;
+
+  readonly name = 'Summarization';
+  readonly model: Model;
+  readonly triggerTokens: number;
+  readonly keepMessages: number;
+  readonly writes: Readonly<Record<string, StateKey>>;
+  readonly #onEvent: SummarizationOptions['onEvent'];
+
+  constructor(options: SummarizationOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('Summarization: options must be an object with model and triggerTokens');
+    }
+    if (typeof options.model !== 'function') throw new TypeError('Summarization: options.model must be a function');
+    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+      throw new TypeError('Summarization: options.onEvent must be a function');
+    }
+    this.model = options.model;
+    this.triggerTokens = checkCount('triggerTokens', options.triggerTokens, 1);
+    this.keepMessages = checkCount('keepMessages', options.keepMessages ?? 6, 1);
+    this.#onEvent = options.onEvent;
+    const key: StateKey<SummarizationState> = { initial: emptySummarization(), onBlock: 'restore' };
+    this.writes = Object.freeze({ [Summarization.key]: key as StateKey });
+  }
+
+  async wrapModelCall(
+    request: ModelRequest,
+    next: (request: ModelRequest) => Promise<ModelReply>,
+    context: HookContext,
+  ): Promise<ModelReply & { update?: Record<string, unknown> }> {
+    const state = readSummarization(context.state[Summarization.key]);
+    const current = outgoing(request.messages, state);
+    const tokensBefore = messagesTokens(current.messages);
+    const send = (messages: readonly Message[]) =>
+      next(messages === request.messages ? request : { ...request, messages });
+    if (tokensBefore <= this.triggerTokens) return send(current.messages);
+
+    const boundary = keepBoundary(current.uncovered, this.keepMessages);
+    if (boundary === 0) return send(current.messages);
+    const older = current.uncovered.slice(0, boundary);
+    const kept = current.uncovered.slice(boundary);
+
+    let summary: string;
+    try {
+      const summarizing = summarizerRequest(state.summary, older, this.triggerTokens * 4);
+      summary = await requestSummary(this.model, summarizing, context.signal);
+    } catch (error) {
+      this.#failed(context, error);
+      return send(current.messages);
+    }
+    const messages = [summaryMessage(summary), ...kept];
+    const value: SummarizationState = {
+      summary,
+      coveredMessageIds: [...state.coveredMessageIds, ...older.map((m) => m.id)],
+    };
+    this.#emit({
+      type: 'summarized',
+      ...where(context),
+      coveredMessages: older.length,
+      tokensBefore,
+      tokensAfter: messagesTokens(messages),
+    });
+    const reply = await send(messages);
+    return { ...reply, update: { [Summarization.key]: value } };
+  }
+
+  #failed(context: HookContext, error: unknown): void {
+    const aborted = context.signal.aborted;
+    const reason = aborted ? 'aborted' : errorMessage(error);
+    console.warn(`Summarization: the summary failed (${reason}); the messages were sent unsummarized`);
+    this.#emit({ type: 'summary-failed', ...where(context), reason, aborted });
+  }
+
+  #emit(event: SummarizationEvent): void {
+    if (!this.#onEvent) return;
+    try {
+      this.#onEvent(event);
+    } catch (error) {
+      console.warn('Summarization: an onEvent listener threw', error);
+    }
+  }
+}
+
+function where(context: HookContext): { threadId: string; turnId: string; step: number } {
+  return { threadId: context.threadId, turnId: context.turnId, step: context.step };
+}
