@@ -29,4 +29,9 @@ export type {
   StoreEvent,
   StoreFailure,
 } from './store/offload-store.js';
+export {
+  Summarization,
+  type SummarizationEvent,
+  type SummarizationOptions,
+} from './summarization/summarization.js';
 export { estimateTokens } from './text.js';
