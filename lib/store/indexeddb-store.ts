@@ -18,7 +18,7 @@ import type {
   StoreFailure,
 } from './offload-store.js';
 import { StoreBroadcast } from './store-broadcast.js';
-import { checkFailure } from './store-failures.js';
+import { failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
@@ -110,16 +110,12 @@ export class IndexedDbOffloadStore implements OffloadStore {
       const failures = tx.objectStore('failures');
       return threadId === undefined ? failures.getAll() : failures.index('byThread').getAll(threadId);
     });
-    const unsaved = this.#unsavedFailures.filter((failure) => threadId === undefined || failure.threadId === threadId);
-    return [...saved.map(({ id: _id, ...failure }) => failure), ...unsaved.map((f) => ({ ...f }))].sort(
-      (a, b) => a.at - b.at,
-    );
+    return failuresOf([...saved.map(({ id: _id, ...failure }) => failure), ...this.#unsavedFailures], threadId);
   }
 
   async reportFailure(failure: StoreFailure): Promise<void> {
-    checkFailure(failure);
-    const { threadId, key, path, toolName, bytes, at, error } = failure;
-    const record = { threadId, key, path, toolName, bytes, at, error };
+    const record = failureRecord(failure);
+    const { threadId, key, error } = record;
     try {
       await this.#transaction(['failures'], 'readwrite', (tx) => tx.objectStore('failures').add(record));
     } catch {

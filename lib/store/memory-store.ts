@@ -10,7 +10,7 @@ import type {
   StoreEvent,
   StoreFailure,
 } from './offload-store.js';
-import { checkFailure } from './store-failures.js';
+import { failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
@@ -72,14 +72,11 @@ export class MemoryOffloadStore implements OffloadStore {
   }
 
   async failures(threadId?: string): Promise<StoreFailure[]> {
-    return this.#failures
-      .filter((failure) => threadId === undefined || failure.threadId === threadId)
-      .map((f) => ({ ...f }));
+    return failuresOf(this.#failures, threadId);
   }
 
   async reportFailure(failure: StoreFailure): Promise<void> {
-    checkFailure(failure);
-    this.#failures.push({ ...failure });
+    this.#failures.push(failureRecord(failure));
     const totalBytes = await this.totalBytes(failure.threadId);
     this.#listeners.emit([
       { type: 'failed', threadId: failure.threadId, key: failure.key, totalBytes, error: failure.error },
