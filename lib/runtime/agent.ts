@@ -1,5 +1,5 @@
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
-import { errorMessage, RunAborted, RunFailure } from './failure.js';
+import { errorMessage, RunAborted, UsageError } from './failure.js';
 import { approvalReason, continueTurn, decideApproval, result, startTurn } from './loop.js';
 import { type ContentPart, type Message, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';
@@ -52,8 +52,8 @@ export function createAgent(options: AgentOptions): Agent {
       try {
         return await body(s);
       } catch (e) {
-        // An abort never throws, whatever the model or a hook rejected with.
-        if (!s.signal.aborted && !(e instanceof RunFailure)) throw e;
+        if (e instanceof UsageError) throw e;
+        // Once a run started it resolves, whatever a model, hook or checkpointer threw; an abort says so.
         const reason = s.signal.aborted || e instanceof RunAborted ? 'aborted' : errorMessage(e);
         // The turn stays in the checkpoint, so recover can continue it; state stays as it was when it failed.
         await s.save().catch(() => undefined);

@@ -3,6 +3,11 @@ export class RunFailure extends Error {
   override readonly name = 'RunFailure';
 }
 
+/** A wrong call of the agent's API (resume with nothing to resume): the call rejects, no run is ended. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
 /** Thrown inside the loop when the run's signal aborts; the run resolves with reason 'aborted'. */
 export class RunAborted extends Error {
   override readonly name = 'RunAborted';

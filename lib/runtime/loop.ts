@@ -1,4 +1,4 @@
-import { callHook, RunFailure, untilAborted } from './failure.js';
+import { callHook, RunFailure, UsageError, untilAborted } from './failure.js';
 import { randomId } from './ids.js';
 import { type AssistantMessage, type ContentPart, textContent, toContent } from './messages.js';
 import { type Block, isBlock, type Middleware } from './middleware.js';
@@ -159,6 +159,8 @@ async function blockTurn(session: Session, blocked: Block): Promise<RunResult> {
 export function abandonTurn(session: Session): void {
   const turn = session.turn;
   if (!turn) return;
+  // A final reply whose afterAgent never ran was never checked (R10): it is not kept.
+  if (turn.phase === 'after') session.messages.pop();
   if (turn.phase === 'tools') {
     for (const c of turn.calls) {
       if (c.status === 'done') session.messages.push(c.result!);
@@ -177,7 +179,7 @@ export function abandonTurn(session: Session): void {
 /** resume: approved calls run again with context.approved; refused ones become "Denied" without reaching wrapToolCall (R5, R6). */
 export function decideApproval(session: Session, approved: boolean): void {
   const waiting = awaitingCalls(session.turn);
-  if (waiting.length === 0) throw new Error(`thread "${session.threadId}" has no tool call awaiting approval`);
+  if (waiting.length === 0) throw new UsageError(`thread "${session.threadId}" has no tool call awaiting approval`);
   for (const record of waiting) {
     record.reason = undefined;
     if (approved) {
