@@ -110,6 +110,8 @@ export class Summarization implements Middleware {
       summary = await requestSummary(this.model, summarizing, context.signal);
     } catch (error) {
       this.#failed(context, error);
+      // An aborted run calls no model any more; the runtime ends it as 'aborted', history and key untouched.
+      if (context.signal.aborted) throw error;
       return send(current.messages);
     }
     const messages = [summaryMessage(summary), ...kept];
@@ -131,7 +133,8 @@ export class Summarization implements Middleware {
   #failed(context: HookContext, error: unknown): void {
     const aborted = context.signal.aborted;
     const reason = aborted ? 'aborted' : errorMessage(error);
-    console.warn(`Summarization: the summary failed (${reason}); the messages were sent unsummarized`);
+    const outcome = aborted ? 'the run was aborted' : 'the messages were sent unsummarized';
+    console.warn(`Summarization: the summary failed (${reason}); ${outcome}`);
     this.#emit({ type: 'summary-failed', ...where(context), reason, aborted });
   }
 
