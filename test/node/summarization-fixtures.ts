@@ -5,6 +5,7 @@ import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { createAgent } from '../../lib/runtime/agent.js';
+import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
 import { joinText, type Message, type ToolMessage } from '../../lib/runtime/messages.js';
 import type { Model, ModelReply, ModelRequest } from '../../lib/runtime/model.js';
 import type { RunResult } from '../../lib/runtime/run-result.js';
@@ -60,7 +61,7 @@ export function cleanupAgent(
   store: OffloadStore,
   order: StackOrder,
   steps: ScriptedStep[],
-  options: { maxTotalBytes?: number; events?: SummarizationEvent[] } = {},
+  options: { maxTotalBytes?: number; events?: SummarizationEvent[]; checkpointer?: Checkpointer } = {},
 ) {
   const offload = new ToolOutputOffload({
     thresholdTokens: 1000,
@@ -85,7 +86,12 @@ export function cleanupAgent(
   const files = fileTools(
     (ctx) => new CompositeBackend(new MemoryBackend(), { [ToolOutputOffload.mount]: offload.backend(ctx.threadId) }),
   );
-  const agent = createAgent({ model, tools: [fetchPage, note, ...files], middleware });
+  const agent = createAgent({
+    model,
+    tools: [fetchPage, note, ...files],
+    middleware,
+    checkpointer: options.checkpointer,
+  });
   return { agent, model, offload, summarizer };
 }
 
@@ -107,23 +113,33 @@ export interface CleanupObservation {
  * input; step 3's covers the result's tool message; step 4 (the next model step) drops it and
  * asks to read it back; step 5 ends.
  */
-export async function cleanupScenario(store: OffloadStore, order: StackOrder, threadId = 't1') {
+export async function cleanupScenario(
+  store: OffloadStore,
+  order: StackOrder,
+  options: { threadId?: string; checkpointer?: Checkpointer } = {},
+) {
+  const threadId = options.threadId ?? 't1';
   let key = '';
   let liveAtStep3: string[] = [];
   const liveKeys = async () => (await store.list(threadId)).map((entry) => entry.key);
-  const { agent } = cleanupAgent(store, order, [
-    toolCall('fetch_page', { page: 1 }),
-    async () => {
-      key = (await liveKeys())[0] ?? '';
-      return toolCall('note', { text: 'one' });
-    },
-    async () => {
-      liveAtStep3 = await liveKeys();
-      return toolCall('note', { text: 'two' });
-    },
-    () => toolCall('read_file', { path: `${ToolOutputOffload.mount}${key}` }),
-    { content: 'done' },
-  ]);
+  const { agent } = cleanupAgent(
+    store,
+    order,
+    [
+      toolCall('fetch_page', { page: 1 }),
+      async () => {
+        key = (await liveKeys())[0] ?? '';
+        return toolCall('note', { text: 'one' });
+      },
+      async () => {
+        liveAtStep3 = await liveKeys();
+        return toolCall('note', { text: 'two' });
+      },
+      () => toolCall('read_file', { path: `${ToolOutputOffload.mount}${key}` }),
+      { content: 'done' },
+    ],
+    { checkpointer: options.checkpointer },
+  );
   const result = await agent.run('fetch page 1', { threadId });
   const history = await agent.messages(threadId);
   const readBack = [...history]
