@@ -1,0 +1,26 @@
+// Runs every bench/*.bench.ts in one headless Chromium session and writes bench/results.json.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chromium } from 'playwright';
+import { chromiumArgs, ensureChromium } from '../scripts/browser.mjs';
+
+const out = 'bench/.out';
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const only = process.argv.slice(2);
+execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.bench.config.ts', ...only], { stdio: 'inherit' });
+
+const executablePath = await ensureChromium();
+const browser = await chromium.launch({ executablePath, args: chromiumArgs });
+const version = `Chromium ${browser.version()}`;
+await browser.close();
+
+const previous = existsSync('bench/results.json') ? JSON.parse(readFileSync('bench/results.json', 'utf8')).results : [];
+const fresh = readdirSync(out).flatMap((f) => JSON.parse(readFileSync(`${out}/${f}`, 'utf8')));
+const names = new Set(fresh.map((r) => r.name));
+// A partial run (`npm run bench -- bench/x.bench.ts`) keeps the figures it did not measure.
+const results = [...previous.filter((r) => !names.has(r.name)), ...fresh].sort((a, b) => a.name.localeCompare(b.name));
+const machine = `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores, Node ${process.version}`;
+writeFileSync('bench/results.json', `${JSON.stringify({ browser: version, machine, results }, null, 2)}\n`);
+rmSync(out, { recursive: true, force: true });
+console.table(results.map(({ name, value, unit, ratio, goal }) => ({ name, value, unit, ratio, goal })));
