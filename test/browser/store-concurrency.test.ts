@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
+import { integrity } from './fixtures/idb-integrity.js';
 import { snapshot } from './fixtures/idb-snapshot.js';
 import { result } from './fixtures/staged-result.js';
 import type { WorkerJob, WorkerReply } from './fixtures/store-worker.js';
@@ -30,6 +31,7 @@ async function expectAccountedFor(store: IndexedDbOffloadStore, name: string, th
   for (const entry of state.entries) expect(await store.read(threadId, entry.key)).toContain(entry.key);
   expect(new Set(state.entries.map((entry) => entry.seq)).size).toBe(state.entries.length);
   expect(state.staged).toEqual([]);
+  expect((await integrity(name)).problems).toEqual([]);
 }
 
 describe('IndexedDbOffloadStore under concurrent writers', () => {

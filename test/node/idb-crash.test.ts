@@ -1,0 +1,103 @@
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error plain ESM helper shared with the npm scripts
+import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
+
+/**
+ * S2: a tab killed in the middle of writing leaves the store as it was before or after each
+ * update. A page writes (stage, commit, drop, restore) without pause; the test kills its renderer
+ * at a random moment, ten times, and after each kill checks the whole database in a new page.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const ROUNDS = 10;
+
+interface CrashApi {
+  write(name: string, round: number): Promise<never>;
+  check(name: string): Promise<{
+    problems: string[];
+    live: string[];
+    evicted: string[];
+    wrongText: string[];
+    totalBytes: number;
+    listed: number;
+  }>;
+}
+declare const crashTest: CrashApi;
+
+let server: ViteDevServer;
+let browser: Browser;
+let url: string;
+
+beforeAll(async () => {
+  server = await createServer({
+    root,
+    configFile: false,
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0 },
+    optimizeDeps: { include: ['idb'], entries: ['test/node/fixtures/idb-crash-page.html'] },
+  });
+  await server.listen();
+  url = `${server.resolvedUrls!.local[0]}test/node/fixtures/idb-crash-page.html`;
+  browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => 'crashTest' in globalThis);
+  return page;
+}
+
+/** Kills the tab's renderer process, as the OS or a crash would. */
+async function kill(context: BrowserContext, page: Page): Promise<void> {
+  const crashed = page.waitForEvent('crash');
+  const cdp = await context.newCDPSession(page);
+  void cdp.send('Page.crash').catch(() => {});
+  await crashed;
+}
+
+describe('IndexedDbOffloadStore when its tab is killed mid-write (S2)', () => {
+  it(`stays whole after ${ROUNDS} kills: totals exact, no partial entry, every commit kept`, async () => {
+    const context = await browser.newContext();
+    const name = `crash-${Date.now()}`;
+    const committed: string[] = [];
+    /** Checks the database from a fresh page: whole, and holding every commit that was reported. */
+    const checkFrom = async (page: Page, round: number) => {
+      const report = await page.evaluate((name) => crashTest.check(name), name);
+      expect(report.problems, `after kill ${round}`).toEqual([]);
+      expect(report.wrongText, `after kill ${round}`).toEqual([]);
+      expect(report.totalBytes).toBeLessThanOrEqual(1_000_000);
+      const known = new Set([...report.live, ...report.evicted]);
+      expect(
+        committed.filter((key) => !known.has(key)),
+        `after kill ${round}`,
+      ).toEqual([]);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const page = await openPage(context);
+      if (round > 0) await checkFrom(page, round - 1);
+      const before = committed.length;
+      page.on('console', (message) => {
+        const text = message.text();
+        if (text.startsWith('committed ')) committed.push(text.slice('committed '.length));
+      });
+      void page.evaluate(({ name, round }) => crashTest.write(name, round), { name, round }).catch(() => {});
+      // Mid-write: at least one commit of this round done, then a random moment within the next ones.
+      await expect.poll(() => committed.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(before);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+      await kill(context, page);
+      await page.close();
+    }
+    const last = await openPage(context);
+    await checkFrom(last, ROUNDS - 1);
+    expect(committed.length).toBeGreaterThan(ROUNDS);
+    await context.close();
+  }, 180_000);
+});
