@@ -49,6 +49,8 @@ export interface Middleware {
   readonly name: string;
   /** The only keys its hooks may write (R7). */
   readonly writes?: Readonly<Record<string, StateKey>>;
+  // `void` (not `undefined`) so a hook with no return statement type-checks, as SPEC §1 writes it.
+  // biome-ignore lint/suspicious/noConfusingVoidType: see above
   beforeAgent?(
     input: ContentPart[],
     context: HookContext,
@@ -64,5 +66,6 @@ export interface Middleware {
     next: (request: ToolCallRequest) => Promise<ToolOutcome>,
     context: ToolContext,
   ): Promise<ToolOutcome>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: as for beforeAgent
   afterAgent?(output: AssistantMessage, context: HookContext): MaybePromise<void | Block | { update?: StateUpdate }>;
 }
