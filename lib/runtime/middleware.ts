@@ -45,16 +45,17 @@ export interface ToolCallRequest {
 
 type MaybePromise<T> = T | Promise<T>;
 
+// `void` rather than `undefined`, so a hook without a return statement type-checks (SPEC §1).
+// biome-ignore lint/suspicious/noConfusingVoidType: see above
+type BeforeAgentResult = void | Block | { input?: ContentPart[]; update?: StateUpdate };
+// biome-ignore lint/suspicious/noConfusingVoidType: as for BeforeAgentResult
+type AfterAgentResult = void | Block | { update?: StateUpdate };
+
 export interface Middleware {
   readonly name: string;
   /** The only keys its hooks may write (R7). */
   readonly writes?: Readonly<Record<string, StateKey>>;
-  // `void` (not `undefined`) so a hook with no return statement type-checks, as SPEC §1 writes it.
-  // biome-ignore lint/suspicious/noConfusingVoidType: see above
-  beforeAgent?(
-    input: ContentPart[],
-    context: HookContext,
-  ): MaybePromise<void | Block | { input?: ContentPart[]; update?: StateUpdate }>;
+  beforeAgent?(input: ContentPart[], context: HookContext): MaybePromise<BeforeAgentResult>;
   systemPrompt?(context: HookContext): MaybePromise<undefined | string | Block>;
   wrapModelCall?(
     request: ModelRequest,
@@ -66,6 +67,5 @@ export interface Middleware {
     next: (request: ToolCallRequest) => Promise<ToolOutcome>,
     context: ToolContext,
   ): Promise<ToolOutcome>;
-  // biome-ignore lint/suspicious/noConfusingVoidType: as for beforeAgent
-  afterAgent?(output: AssistantMessage, context: HookContext): MaybePromise<void | Block | { update?: StateUpdate }>;
+  afterAgent?(output: AssistantMessage, context: HookContext): MaybePromise<AfterAgentResult>;
 }
