@@ -1,0 +1,14 @@
+// Fails when a built entry grows past its gzip budget, so growth is a decision, not an accident.
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+
+const budgets = { 'dist/index.js': 30_000, 'dist/inspector.js': 16_000, 'dist/testing.js': 1_000 };
+
+let over = false;
+for (const [file, budget] of Object.entries(budgets)) {
+  const size = gzipSync(readFileSync(file)).length;
+  const ok = size <= budget;
+  over ||= !ok;
+  console.log(`${ok ? 'ok  ' : 'OVER'} ${file}: ${size} B gzip (budget ${budget} B)`);
+}
+if (over) process.exit(1);
