@@ -38,7 +38,7 @@ export type InspectorResponse =
 export interface ChangeNotice {
   protocol: typeof PROTOCOL;
   kind: 'changed';
-  /** How many store events this notice stands for (0 when a store was just exposed). */
+  /** How many store events this notice stands for; 0 says a store was just exposed (ask again). */
   events: number;
 }
 

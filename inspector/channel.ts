@@ -15,6 +15,7 @@ export const REQUEST_TIMEOUT_MS = 5000;
 
 interface Pending {
   op: RequestOp;
+  message: unknown;
   resolve(value: unknown): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout>;
@@ -50,6 +51,8 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
   channel.onmessage = (event: MessageEvent) => {
     const notice = parseNotice(event.data);
     if (notice) {
+      // A store exposed after these requests were sent never saw them: ask it again.
+      if (notice.events === 0) for (const request of pending.values()) channel.postMessage(request.message);
       for (const listener of [...listeners]) listener();
       return;
     }
@@ -76,8 +79,15 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
           ),
         );
       }, timeoutMs);
-      pending.set(id, { op: message.op, resolve: resolve as (value: unknown) => void, reject, timer });
-      channel.postMessage({ protocol: PROTOCOL, kind: 'request', id, ...message });
+      const request = { protocol: PROTOCOL, kind: 'request', id, ...message };
+      pending.set(id, {
+        op: message.op,
+        message: request,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer,
+      });
+      channel.postMessage(request);
     });
   }
 

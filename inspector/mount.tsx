@@ -83,6 +83,8 @@ export function mountInspector(
   const document = target.ownerDocument;
   const host = document.createElement('div');
   host.setAttribute(HOST_ATTRIBUTE, '');
+  // Inline, so page rules for divs cannot resize the host; a floating panel's host takes no room.
+  host.style.cssText = options.mode === 'floating' ? 'display: contents' : 'display: block; width: 100%; height: 100%';
   const root = host.attachShadow({ mode: 'open' });
   applyStyles(root);
   const container = document.createElement('div');

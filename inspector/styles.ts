@@ -5,7 +5,7 @@
 export const ROW_HEIGHT = 28;
 
 export const css = `
-:host { display: block; height: 100%; width: 100%; contain: content; }
+:host { display: block; height: 100%; width: 100%; }
 .root {
   all: initial; box-sizing: border-box; display: block; height: 100%; width: 100%;
   font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg);

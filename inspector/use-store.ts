@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
 import { entryId, threadsOf } from './rows.js';
 import type { InspectorSource } from './source.js';
@@ -39,7 +39,8 @@ export function errorMessage(error: unknown): string {
  */
 export function useSnapshot(source: InspectorSource): SnapshotState {
   const [state, setState] = useState<SnapshotState>({});
-  useEffect(() => {
+  // A layout effect starts the first read before the first paint rather than after it.
+  useLayoutEffect(() => {
     let disposed = false;
     let reading = false;
     let again = false;

@@ -177,7 +177,8 @@ describe('a selected entry', () => {
     const grid = view.one('table[role="grid"]');
     grid.focus();
     await userEvent.keyboard('{ArrowDown}{ArrowDown}{ArrowUp}');
-    const active = () => view.root.getElementById(grid.getAttribute('aria-activedescendant')!);
+    const active = () =>
+      view.root.getElementById(grid.getAttribute('aria-activedescendant')!) as HTMLTableRowElement | null;
     await until(() => expect(active()?.cells[0]?.textContent).toBe('/large_tool_results/bravo'));
     await userEvent.keyboard('{Enter}');
     await until(() => expect(view.one('pre.preview').textContent).toContain('/large_tool_results/bravo'));

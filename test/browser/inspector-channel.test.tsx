@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PROTOCOL } from '../../inspector/channel-protocol.js';
+import { exposeToInspector } from '../../inspector/index.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { button, cleanupMounts, inspectorRoot, mount, put, sampleStore, until } from './inspector-fixtures.js';
+
+const stops: Array<() => void> = [];
+afterEach(() => {
+  cleanupMounts();
+  for (const stop of stops.splice(0)) stop();
+});
+
+let channels = 0;
+/** A fresh channel name per test, so tests never hear each other. */
+function channelName(): string {
+  channels += 1;
+  return `inspector-test-${Date.now()}-${channels}`;
+}
+
+function expose(store: MemoryOffloadStore, channel: string): void {
+  stops.push(exposeToInspector(store, { channel }));
+}
+
+/** Everything posted on `name` from now on, as another window would receive it. */
+function record(name: string): unknown[] {
+  const seen: unknown[] = [];
+  const channel = new BroadcastChannel(name);
+  channel.onmessage = (event) => seen.push(event.data);
+  stops.push(() => channel.close());
+  return seen;
+}
+
+describe('the inspector over a BroadcastChannel (I2)', () => {
+  it('shows the exposed store, live, and fetches a text only when it is selected', async () => {
+    const store = await sampleStore();
+    const read = vi.spyOn(store, 'read');
+    const channel = channelName();
+    const wire = record(channel);
+    expose(store, channel);
+    const view = mount({ channel }, { bound: 4096 });
+
+    await until(() => expect(view.paths()).toHaveLength(3));
+    expect(view.one('.title').textContent).toContain(`channel "${channel}"`);
+    expect(view.all('meter')).toHaveLength(2);
+    const bravoText = 'line one\nline two\nline three';
+    expect(JSON.stringify(wire)).not.toContain('line two');
+    expect(read).not.toHaveBeenCalled();
+
+    view.all('tbody tr.row')[1]!.click();
+    await until(() => expect(view.all('.lt').map((line) => line.textContent)).toEqual(bravoText.split('\n')));
+    expect(read).toHaveBeenCalledTimes(1);
+    const carrying = wire.filter((message) => JSON.stringify(message).includes('line two'));
+    expect(carrying).toEqual([expect.objectContaining({ kind: 'response', ok: true, value: bravoText })]);
+
+    await put(store, 'chat-3', 'echo', 'new result');
+    await until(() => expect(view.paths()).toContain('/large_tool_results/echo'));
+    await until(() => expect(view.one('select').textContent).toContain('chat-3'));
+  });
+
+  it("carries the store's errors: an evicted entry says so", async () => {
+    const channel = channelName();
+    expose(await sampleStore(), channel);
+    const view = mount({ channel });
+    await until(() => expect(view.paths()).toHaveLength(3));
+    button(view, 'Evictions (1)').click();
+    await until(() => view.one('.timeline button')).then((open) => open.click());
+    await until(() => expect(view.one('[role="alert"]').textContent).toMatch(/charlie was evicted/));
+  });
+
+  it('loads as soon as a store is exposed after the panel opened', async () => {
+    const channel = channelName();
+    const view = mount({ channel });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(view.all('tbody tr.row')).toHaveLength(0);
+    expose(await sampleStore(), channel);
+    await until(() => expect(view.paths()).toHaveLength(3), 1500);
+  });
+
+  it('ignores malformed messages on both sides', async () => {
+    const channel = channelName();
+    const wire = record(channel);
+    const fake = new BroadcastChannel(channel);
+    stops.push(() => fake.close());
+    const view = mount({ channel });
+    const field = (message: unknown, name: 'op' | 'id' | 'kind') =>
+      typeof message === 'object' && message !== null ? (message as Record<string, unknown>)[name] : undefined;
+    const asked = (op: string) => wire.some((message) => field(message, 'op') === op);
+    await until(() => expect(asked('list')).toBe(true));
+    const id = (op: string) =>
+      field(
+        wire.find((message) => field(message, 'op') === op),
+        'id',
+      );
+    const answer = (op: string, value: unknown) =>
+      fake.postMessage({ protocol: PROTOCOL, kind: 'response', id: id(op), ok: true, value });
+
+    for (const junk of [null, 'list', 42, { protocol: 'other' }, { protocol: PROTOCOL, kind: 'changed', events: -1 }]) {
+      fake.postMessage(junk);
+    }
+    const entry = { threadId: 't', key: 'k', path: '/large_tool_results/k', toolName: 'fetch', bytes: 5 };
+    answer('list', [{ ...entry, bytes: 'five' }]); // malformed: ignored
+    answer('list', [
+      { ...entry, originalBytes: 5, estimatedTokens: 2, truncated: false, seq: 1, createdAt: 1, preview: 'p' },
+    ]);
+    answer('evictions', [{ threadId: 't', key: 'x', path: '/x', bytes: 1, at: 1, reason: 'lost' }]); // bad reason
+    answer('evictions', []);
+    answer('failures', []);
+    await until(() => expect(asked('totalBytes')).toBe(true));
+    answer('totalBytes', 5);
+    await until(() => expect(view.paths()).toEqual(['/large_tool_results/k']));
+
+    // The exposing side answers only well-formed requests.
+    expose(new MemoryOffloadStore(), channel);
+    const before = wire.length;
+    fake.postMessage({ protocol: PROTOCOL, kind: 'request', id: 'r1', op: 'read', threadId: 't' }); // no key
+    fake.postMessage({ protocol: PROTOCOL, kind: 'request', id: 'r2', op: 'drop' });
+    fake.postMessage({ protocol: PROTOCOL, kind: 'request', id: '', op: 'list' });
+    fake.postMessage({ protocol: PROTOCOL, kind: 'request', id: 'r3', op: 'list' });
+    const answered = () =>
+      wire
+        .slice(before)
+        .filter((message) => field(message, 'kind') === 'response')
+        .map((message) => field(message, 'id'));
+    await until(() => expect(answered()).toContain('r3'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered().filter((id) => id === '' || /^r\d$/.test(String(id)))).toEqual(['r3']);
+  });
+
+  it('works from a second page of the same origin', async () => {
+    const store = await sampleStore();
+    const channel = channelName();
+    expose(store, channel);
+    const frame = document.createElement('iframe');
+    frame.style.cssText = 'width: 1000px; height: 600px;';
+    frame.srcdoc = `<!doctype html><body style="margin:0;height:600px"><script type="module">
+      import { mountInspector } from '/inspector/index.ts';
+      mountInspector(document.body, { channel: ${JSON.stringify(channel)} });
+    </script></body>`;
+    document.body.append(frame);
+    stops.push(() => frame.remove());
+    const rows = () => {
+      const body = frame.contentDocument?.body;
+      if (!body?.querySelector('[data-tool-output-offload-inspector]')) throw new Error('not mounted yet');
+      return [...inspectorRoot(body).querySelectorAll('tbody tr.row')];
+    };
+    await until(() => expect(rows()).toHaveLength(3), 10_000);
+    await put(store, 'chat-1', 'foxtrot', 'from the first page');
+    await until(() => expect(rows()).toHaveLength(4));
+    (rows().find((row) => row.textContent?.includes('foxtrot')) as HTMLElement).click();
+    const root = inspectorRoot(frame.contentDocument!.body);
+    await until(() => expect(root.querySelector('.lt')?.textContent).toBe('from the first page'));
+  });
+
+  it('"Pop out" exposes the store on its channel and opens the given URL', async () => {
+    const store = await sampleStore();
+    const channel = channelName();
+    const open = vi.spyOn(window, 'open').mockReturnValue({} as Window);
+    const view = mount({ store }, { popOutUrl: '/inspector.html', channel });
+    await until(() => expect(view.paths()).toHaveLength(3));
+    expect(
+      mount({ store })
+        .all('button')
+        .some((b) => b.textContent === 'Pop out'),
+    ).toBe(false);
+
+    button(view, 'Pop out').click();
+    expect(open).toHaveBeenCalledWith('/inspector.html', '_blank', expect.stringContaining('popup'));
+    const popped = mount({ channel });
+    await until(() => expect(popped.paths()).toHaveLength(3));
+
+    open.mockReturnValue(null);
+    button(view, 'Pop out').click();
+    await until(() => expect(view.one('[role="status"]').textContent).toMatch(/blocked the pop-up/));
+    open.mockRestore();
+
+    // Unmounting the panel stops exposing the store.
+    view.unmount();
+    const late = mount({ channel });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(late.all('tbody tr.row')).toHaveLength(0);
+  });
+});
