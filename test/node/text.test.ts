@@ -74,13 +74,11 @@ describe('lines', () => {
     );
   });
 
-  it('handles a multi-megabyte text quickly', () => {
+  it('counts, slices and cuts a multi-megabyte text', () => {
     const text = 'x'.repeat(99).concat('\n').repeat(50_000); // 5 MB, 50,000 lines
-    const started = performance.now();
     expect(countLines(text)).toBe(50_000);
     expect(sliceLines(text, 49_999, 10)).toBe(`${'x'.repeat(99)}\n`);
     expect(cutToBytes(text, 1_000_000).length).toBe(1_000_000);
-    expect(performance.now() - started).toBeLessThan(2000); // linear scans; generous for a loaded machine
   });
 });
 
