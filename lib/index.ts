@@ -2,6 +2,7 @@ export { type Backend, BackendError, type FileInfo, type GrepMatch } from './bac
 export { CompositeBackend } from './backends/composite-backend.js';
 export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
 export { MemoryBackend } from './backends/memory-backend.js';
+export { type OpenAICompatibleModelOptions, openAICompatibleModel } from './models/openai-compatible.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
