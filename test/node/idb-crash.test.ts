@@ -1,45 +1,24 @@
-import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the npm scripts
 import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
+import { startPageServer } from './fixtures/page-server.js';
+import type { StorePageApi } from './fixtures/store-page.js';
 
 /**
  * S2: a tab killed in the middle of writing leaves the store as it was before or after each
  * update. A page writes (stage, commit, drop, restore) without pause; the test kills its renderer
  * at a random moment, ten times, and after each kill checks the whole database in a new page.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 10;
 
-interface CrashApi {
-  write(name: string, round: number): Promise<never>;
-  check(name: string): Promise<{
-    problems: string[];
-    live: string[];
-    evicted: string[];
-    wrongText: string[];
-    totalBytes: number;
-    listed: number;
-  }>;
-}
-declare const crashTest: CrashApi;
+declare const storePage: StorePageApi;
 
-let server: ViteDevServer;
+let server: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
-let url: string;
 
 beforeAll(async () => {
-  server = await createServer({
-    root,
-    configFile: false,
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0 },
-    optimizeDeps: { include: ['idb'], entries: ['test/node/fixtures/idb-crash-page.html'] },
-  });
-  await server.listen();
-  url = `${server.resolvedUrls!.local[0]}test/node/fixtures/idb-crash-page.html`;
+  server = await startPageServer();
   browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
 }, 60_000);
 
@@ -50,8 +29,8 @@ afterAll(async () => {
 
 async function openPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(url);
-  await page.waitForFunction(() => 'crashTest' in globalThis);
+  await page.goto(server.url);
+  await page.waitForFunction(() => 'storePage' in globalThis);
   return page;
 }
 
@@ -70,7 +49,7 @@ describe('IndexedDbOffloadStore when its tab is killed mid-write (S2)', () => {
     const committed: string[] = [];
     /** Checks the database from a fresh page: whole, and holding every commit that was reported. */
     const checkFrom = async (page: Page, round: number) => {
-      const report = await page.evaluate((name) => crashTest.check(name), name);
+      const report = await page.evaluate((name) => storePage.check(name), name);
       expect(report.problems, `after kill ${round}`).toEqual([]);
       expect(report.wrongText, `after kill ${round}`).toEqual([]);
       expect(report.totalBytes).toBeLessThanOrEqual(1_000_000);
@@ -88,7 +67,7 @@ describe('IndexedDbOffloadStore when its tab is killed mid-write (S2)', () => {
         const text = message.text();
         if (text.startsWith('committed ')) committed.push(text.slice('committed '.length));
       });
-      void page.evaluate(({ name, round }) => crashTest.write(name, round), { name, round }).catch(() => {});
+      void page.evaluate(({ name, round }) => storePage.write(name, round), { name, round }).catch(() => {});
       // Mid-write: at least one commit of this round done, then a random moment within the next ones.
       await expect.poll(() => committed.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(before);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
