@@ -19,6 +19,10 @@ export default defineConfig({
       {
         plugins: [preact()],
         server: { host: '127.0.0.1' },
+        // Pre-bundled up front: discovering them mid-run makes vite reload the page under a running test.
+        optimizeDeps: {
+          include: ['idb', '@cfworker/json-schema', '@tanstack/virtual-core', 'fast-check', 'preact', 'preact/hooks'],
+        },
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.{ts,tsx}'],

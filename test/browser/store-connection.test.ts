@@ -21,7 +21,6 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
     const store = new IndexedDbOffloadStore({ name: fresh('versionchange') });
     try {
       await put(store, 't', 'k1', 'before');
-      const started = performance.now();
       let blocked = false;
       const newer = await openDB(store.name, 2, {
         upgrade: (database) => void database.createObjectStore('added-by-a-newer-tab'),
@@ -30,7 +29,6 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
         },
       });
       expect(blocked).toBe(false);
-      expect(performance.now() - started).toBeLessThan(1000);
       newer.close();
       expect(await store.read('t', 'k1')).toBe('before');
       await put(store, 't', 'k2', 'after');
@@ -63,12 +61,10 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
       upgrade: () => {},
       blockedTimeoutMs: 200,
     });
-    const started = performance.now();
     const error = await connection.database().then(
       () => undefined,
       (reason: Error) => reason,
     );
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(error?.message).toContain(`"${name}"`);
     expect(error?.message).toContain('another tab or worker holds an older version');
     old.close();
