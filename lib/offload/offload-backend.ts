@@ -1,9 +1,9 @@
 import { type Backend, BackendError, type FileInfo, type GrepMatch } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
-import { compilePattern, grepText, type ReadOptions, readLines } from '../backends/text-file.js';
+import { checkReadOptions, compilePattern, grepText, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
 import type { OffloadStore, StoredResultInfo } from '../store/offload-store.js';
-import { countLines } from '../text.js';
+import { LineIndex } from './line-index.js';
 import { isValidResultKey, offloadMount } from './result-path.js';
 
 const mountDir = offloadMount.slice(0, -1);
@@ -20,8 +20,8 @@ function fullPath(path: string): string {
  * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
  */
 export class OffloadBackend implements Backend {
-  /** The last text read and its line count, so paging through one result counts its lines once. */
-  #lastText: { key: string; text: string; lines: number } | undefined;
+  /** The lines of the last result read, so paging through one result scans it once. */
+  #lastRead: { key: string; index: LineIndex } | undefined;
 
   constructor(
     readonly store: OffloadStore,
@@ -78,21 +78,35 @@ export class OffloadBackend implements Backend {
   }
 
   async read(path: string, options?: ReadOptions): Promise<string> {
-    const file = this.#check(path);
-    if (file === '/')
-      throw new BackendError('invalid-argument', `${offloadMount} is a directory; read one of its files`);
-    return readLines(fullPath(file), await this.#text(file), options);
+    const file = this.#file(path);
+    const { offset, limit } = checkReadOptions(options);
+    const text = await this.#text(file);
+    if (offset === 0 && limit === undefined) return text;
+    const index = this.#index(file, text);
+    if (offset > 0 && offset >= index.lines) throw pastTheEnd(fullPath(file), offset, index.lines);
+    return index.page(offset, limit);
   }
 
   async lineCount(path: string): Promise<number> {
+    const file = this.#file(path);
+    return this.#index(file, await this.#text(file)).lines;
+  }
+
+  /** A path that must name a file, not the mount itself. */
+  #file(path: string): string {
     const file = this.#check(path);
-    if (file === '/') throw new BackendError('invalid-argument', `${offloadMount} is a directory, not a file`);
-    const text = await this.#text(file);
+    if (file === '/')
+      throw new BackendError('invalid-argument', `${offloadMount} is a directory; read one of its files`);
+    return file;
+  }
+
+  #index(file: string, text: string): LineIndex {
     const key = file.slice(1);
-    if (this.#lastText?.key !== key || this.#lastText.text !== text) {
-      this.#lastText = { key, text, lines: countLines(text) };
+    // Same key and same text (a rerun may have replaced it): the index still holds.
+    if (this.#lastRead?.key !== key || this.#lastRead.index.text !== text) {
+      this.#lastRead = { key, index: new LineIndex(text) };
     }
-    return this.#lastText.lines;
+    return this.#lastRead.index;
   }
 
   async grep(pattern: string, options?: { path?: string; glob?: string }): Promise<GrepMatch[]> {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isTextPart, type Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
+import { Summarization } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import {
@@ -39,6 +40,23 @@ describe('O7: with Summarization, results a summary covers are dropped at the ne
     const entries = await store.list('a');
     expect(entries).toHaveLength(1);
     expect(await store.read('a', entries[0]!.key)).toContain('kept 0');
+    expect((await store.evictions('a')).map((e) => e.reason)).toEqual(['summarized']);
+  });
+
+  it('works with the real Summarization middleware', async () => {
+    const summarizer = async () => ({ content: 'Earlier: the first emit was read.' });
+    const model = scriptedModel([
+      calls(['emit', { lines: 100, tag: 'early' }]),
+      calls(['emit', { lines: 100, tag: 'late' }]),
+      calls(['ls', { path: '/' }]), // this step's request is summarized: the early result is covered
+      reply(), // the next step drops it
+    ]);
+    const summarization = new Summarization({ model: summarizer, triggerTokens: 600, keepMessages: 2 });
+    const { agent, store } = offloadAgent(model, { outer: [summarization] });
+    expect((await agent.run('go', { threadId: 'a' })).status).toBe('completed');
+    const entries = await store.list('a');
+    expect(entries).toHaveLength(1);
+    expect(await store.read('a', entries[0]!.key)).toContain('late 0');
     expect((await store.evictions('a')).map((e) => e.reason)).toEqual(['summarized']);
   });
 
@@ -81,7 +99,14 @@ describe('O8: an output Block restores the key', () => {
     expect(await store.totalBytes('a')).toBe(utf8Bytes(keeper));
     expect(await agent.state('a')).toEqual(stateBefore);
     // The turn evicted the keeper to fit its own results; the Block undid both.
-    expect(events).toEqual(['stored new', 'evicted keeper', 'stored new', 'evicted new', 'restored keeper', 'evicted new']);
+    expect(events).toEqual([
+      'stored new',
+      'evicted keeper',
+      'stored new',
+      'evicted new',
+      'restored keeper',
+      'evicted new',
+    ]);
     expect((await store.evictions('a')).map((e) => e.reason)).toEqual(['blocked', 'blocked']);
   });
 });
