@@ -15,9 +15,17 @@ function clampHeight(height: number, view: Window | null): number {
  */
 export function Floating(props: Omit<PanelProps, 'onClose'>) {
   const [open, setOpen] = useState(false);
-  const [height, setHeight] = useState(360);
   const toggleRef = useRef<HTMLButtonElement>(null);
   const view = () => toggleRef.current?.ownerDocument.defaultView ?? null;
+  const [height, setHeight] = useState(360);
+  const [sized, setSized] = useState(false);
+
+  const openDock = () => {
+    // Half the window the first time: room for the list and a selected entry.
+    if (!sized) setHeight(clampHeight((view()?.innerHeight ?? 720) / 2, view()));
+    setSized(true);
+    setOpen(true);
+  };
 
   const close = () => {
     setOpen(false);
@@ -28,6 +36,7 @@ export function Floating(props: Omit<PanelProps, 'onClose'>) {
     const handle = event.currentTarget as HTMLElement;
     handle.setPointerCapture(event.pointerId);
     const move = (moved: PointerEvent) => setHeight(clampHeight((view()?.innerHeight ?? 800) - moved.clientY, view()));
+    setSized(true);
     const stop = () => {
       handle.removeEventListener('pointermove', move);
       handle.removeEventListener('pointerup', stop);
@@ -43,6 +52,7 @@ export function Floating(props: Omit<PanelProps, 'onClose'>) {
     if (step === 0) return;
     event.preventDefault();
     setHeight(clampHeight(height + step, view()));
+    setSized(true);
   };
 
   return (
@@ -53,7 +63,7 @@ export function Floating(props: Omit<PanelProps, 'onClose'>) {
         class="toggle"
         aria-expanded={open}
         aria-controls="inspector-dock"
-        onClick={() => (open ? close() : setOpen(true))}
+        onClick={() => (open ? close() : openDock())}
       >
         {open ? 'Hide tool outputs' : 'Tool outputs'}
       </button>

@@ -65,7 +65,7 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
     });
 
   return (
-    <section class="panel" aria-label="Tool output inspector">
+    <section class={selected ? 'panel has-detail' : 'panel'} aria-label="Tool output inspector">
       <div class="toolbar" role="toolbar" aria-label="Inspector controls">
         <div class="title">
           <h2>Tool output offload</h2>

@@ -22,7 +22,8 @@ export const css = `
   }
 }
 .root.floating { display: contents; }
-.panel { display: flex; flex-direction: column; height: 100%; width: 100%; background: var(--bg); color: var(--fg); }
+.panel { display: flex; flex-direction: column; height: 100%; width: 100%; background: var(--bg); color: var(--fg);
+  container: panel / inline-size; }
 *, *::before, *::after { box-sizing: border-box; }
 button, input, select { font: inherit; color: inherit; }
 button, select, input {
@@ -42,10 +43,10 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .toolbar .title { margin-right: auto; display: flex; gap: 8px; align-items: baseline; }
 .toolbar input[type="search"] { width: 16em; }
 .error { color: var(--danger); padding: 4px 8px; }
-.status { color: var(--fg-muted); min-height: 1.4em; }
-.gauges { display: flex; flex-wrap: wrap; gap: 6px 16px; padding: 6px 8px; max-height: 88px; overflow: auto;
-  border-bottom: 1px solid var(--border); }
-.gauge { display: grid; grid-template-columns: auto 120px auto; gap: 6px; align-items: center; }
+.status { color: var(--fg-muted); padding: 0 8px; min-height: 1.4em; }
+.status:empty { min-height: 0; }
+.gauges { display: flex; gap: 16px; padding: 6px 8px; overflow-x: auto; flex: none; border-bottom: 1px solid var(--border); }
+.gauge { flex: none; display: grid; grid-template-columns: auto 120px auto; gap: 6px; align-items: center; }
 .gauge-bar { appearance: none; width: 120px; height: 8px; border-radius: 4px; background: var(--bg-hover); }
 .gauge-bar::-webkit-meter-bar { background: var(--bg-hover); border: none; border-radius: 4px; height: 8px; }
 .gauge-bar::-webkit-meter-optimum-value { background: var(--gauge); border-radius: 4px; }
@@ -58,7 +59,17 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .body { flex: 1; min-height: 0; display: flex; }
 .body > * { min-width: 0; }
 .tabpanel { flex: 1 1 55%; display: flex; flex-direction: column; min-height: 0; }
-.detail { flex: 1 1 45%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0; }
+.detail { flex: 1 1 45%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
+  container: detail / inline-size; }
+/* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */
+@container panel (max-width: 760px) {
+  .has-detail .tabs, .has-detail .tabpanel, .has-detail .gauges { display: none; }
+  .detail { border-left: none; }
+}
+@container detail (max-width: 520px) {
+  .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
+  .pane + .pane { border-left: none; }
+}
 .scroller { flex: 1; overflow: auto; min-height: 0; }
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
@@ -92,7 +103,7 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .pane-head { display: flex; align-items: center; gap: 8px; padding: 4px 8px; background: var(--bg-alt); flex-wrap: wrap; }
 .pane-head h3 { margin-right: auto; }
 pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family: var(--mono); font-size: 12px;
-  white-space: pre-wrap; overflow-wrap: anywhere; }
+  white-space: pre-wrap; overflow-wrap: anywhere; tab-size: 4; }
 .line { display: flex; min-height: 1.4em; }
 .ln { flex: none; width: 4.5em; padding-right: 8px; text-align: right; color: var(--fg-muted); user-select: none; }
 .lt { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -141,6 +141,20 @@ describe('mounting', () => {
   });
 });
 
+describe('a narrow panel', () => {
+  it('shows the selected entry in place of the list, and the list again when it is closed', async () => {
+    const view = mount({ store: await sampleStore() });
+    view.container.style.width = '600px';
+    await until(() => expect(view.paths()).toHaveLength(3));
+    view.all('tbody tr.row')[0]!.click();
+    await until(() => expect(view.one('.detail').getBoundingClientRect().width).toBe(600));
+    expect(view.one('table').getClientRects()).toHaveLength(0); // hidden
+    button(view, 'Close details').click();
+    await until(() => expect(view.one('table').getClientRects()).toHaveLength(1));
+    expect(view.paths()).toHaveLength(3);
+  });
+});
+
 describe('floating mode', () => {
   it('a toggle button opens and closes a docked, resizable panel that reads only while open', async () => {
     const store = await sampleStore();
