@@ -1,5 +1,6 @@
 import type { HookContext, StateKey } from '../runtime/middleware.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
+import { resultPath } from './result-path.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 export interface OffloadStateValue {
@@ -43,6 +44,27 @@ export function checkStoreChange(update: unknown, threadId: string): StoreChange
   return fail(`type must be "commit" or "drop", got ${JSON.stringify(change.type)}`);
 }
 
+function isQuotaError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'QuotaExceededError';
+}
+
+async function reportCommitFailure(
+  store: OffloadStore,
+  change: Extract<StoreChange, { type: 'commit' }>,
+  error: Error,
+): Promise<void> {
+  const path = resultPath(change.key);
+  const failure = { threadId: change.threadId, key: change.key, path, toolName: '', bytes: 0, at: Date.now() };
+  await store
+    .reportFailure({
+      ...failure,
+      error: `${error.name}: ${error.message} (while making ${path} live; it was not stored)`,
+    })
+    .catch((reportError: unknown) =>
+      console.warn('ToolOutputOffload: could not report a storage failure', reportError),
+    );
+}
+
 async function currentValue(store: OffloadStore, threadId: string): Promise<OffloadStateValue> {
   const [entries, totalBytes] = await Promise.all([store.list(threadId), store.totalBytes(threadId)]);
   return { entries: entries.length, totalBytes };
@@ -56,8 +78,17 @@ export function offloadStateKey(store: OffloadStore): StateKey<OffloadStateValue
   return {
     initial: { entries: 0, totalBytes: 0 },
     async apply(_current, update, context: HookContext) {
-      const applied = await store.apply(checkStoreChange(update, context.threadId));
-      return { entries: applied.entries, totalBytes: applied.totalBytes };
+      const change = checkStoreChange(update, context.threadId);
+      try {
+        const applied = await store.apply(change);
+        return { entries: applied.entries, totalBytes: applied.totalBytes };
+      } catch (error) {
+        // S3: a full quota never fails the run. The commit changed nothing (one transaction), so
+        // the thread keeps what it had; the failure is recorded for the inspector.
+        if (!isQuotaError(error) || change.type !== 'commit') throw error;
+        await reportCommitFailure(store, change, error);
+        return currentValue(store, context.threadId);
+      }
     },
     onBlock: 'restore',
     async restore(_current, _before, context: HookContext) {
