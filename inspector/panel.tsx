@@ -50,6 +50,8 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
     [snapshot?.failures, filter],
   );
   const threads = snapshot?.threads ?? [];
+  const hasFailures = (snapshot?.failures.length ?? 0) > 0;
+  const view: TabId = tab === 'failures' && !hasFailures ? 'entries' : tab;
   const gaugeThreads = filter.threadId === '' ? threads : threads.filter((id) => id === filter.threadId);
   const selectedId = selected && entryId(selected.threadId, selected.key);
 
@@ -124,16 +126,16 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
       )}
       {snapshot && <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound} />}
       <Tabs
-        current={tab}
+        current={view}
         onChange={setTab}
         counts={{ entries: rows.length, evictions: evictions.length, failures: failures.length }}
-        showFailures={(snapshot?.failures.length ?? 0) > 0}
+        showFailures={hasFailures}
       />
       <div class="body">
-        <div class="tabpanel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        <div class="tabpanel" role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`}>
           {!snapshot ? (
             <p class="empty">{error ? 'Could not read the store.' : 'Loading…'}</p>
-          ) : tab === 'entries' ? (
+          ) : view === 'entries' ? (
             <EntryList
               rows={rows}
               sort={sort}
@@ -143,7 +145,7 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
               now={now}
               total={entries.length}
             />
-          ) : tab === 'evictions' ? (
+          ) : view === 'evictions' ? (
             <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
           ) : (
             <FailureList failures={failures} now={now} />

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { measureInspector10k, storeWithEntries } from '../../bench/inspector-bench.js';
+import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { button, cleanupMounts, mount, put, until } from './inspector-fixtures.js';
 
@@ -47,6 +48,25 @@ describe('live updates', () => {
     await until(() => expect(view.one('[role="alert"]').textContent).toMatch(/one was evicted/));
     // The preview the model saw stays on screen.
     expect(view.one('pre.preview').textContent).toBe('preview of one');
+  });
+
+  it('works with the IndexedDB store, seeing what another instance of the database writes', async () => {
+    const name = `inspector-live-${Date.now()}`;
+    const shown = new IndexedDbOffloadStore({ name });
+    const otherTab = new IndexedDbOffloadStore({ name });
+    try {
+      await put(shown, 'chat', 'here', 'stored by this tab');
+      const view = mount({ store: shown });
+      await until(() => expect(view.paths()).toEqual(['/large_tool_results/here']));
+      await put(otherTab, 'chat', 'there', 'stored by another tab');
+      await until(() => expect(view.paths()).toHaveLength(2));
+      view.all('tbody tr.row')[0]!.click();
+      await until(() => expect(view.one('.lt').textContent).toBe('stored by another tab'));
+    } finally {
+      cleanupMounts();
+      await otherTab.close();
+      await shown.deleteDatabase();
+    }
   });
 
   it('coalesces a burst of 1,000 events into a handful of re-reads', async () => {
