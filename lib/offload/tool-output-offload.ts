@@ -80,9 +80,8 @@ export class ToolOutputOffload implements Middleware {
     const drop = await summarizedDrop(this.store, context.threadId, context.turnId, context.state, context.messages);
     const messages = boundToolMessages(request.messages, this.limits.thresholdTokens);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
-    if (!drop) return reply;
-    const earlier = (reply as { update?: Record<string, unknown> }).update;
-    return { ...reply, update: { ...earlier, [offloadKey]: drop } };
+    // Only this middleware's own key: an inner layer's update is its own to return.
+    return drop ? { ...reply, update: { [offloadKey]: drop } } : reply;
   }
 
   async wrapToolCall(
@@ -104,7 +103,8 @@ export class ToolOutputOffload implements Middleware {
       });
     } catch (error) {
       // Malformed content (a non-string text part) from a tool or an inner middleware.
-      return { type: 'error', message: (error as Error).message };
+      if (error instanceof TypeError) return { type: 'error', message: error.message };
+      throw error;
     }
     if (decision.kind === 'stored') {
       return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
