@@ -1,0 +1,184 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Message, RunResult } from '../lib/index.js';
+import { buildAgent, checkpointer, type ModelSettings, store } from './agent-setup.js';
+import { Conversation } from './conversation.js';
+import { ModelSettingsBox } from './model-settings.js';
+import { currentThread, loadModelSettings, runMarker, saveModelSettings, startNewThread } from './saved-settings.js';
+
+type RunState =
+  | { kind: 'loading' }
+  | { kind: 'idle' }
+  | { kind: 'running'; tools: readonly string[]; note?: string }
+  | { kind: 'ended'; status: RunResult['status']; reason: string };
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function RunStatus({ state, onRetry }: { state: RunState; onRetry(): void }) {
+  if (state.kind === 'running') {
+    const doing = state.tools.length > 0 ? `running ${state.tools.join(', ')}` : 'waiting for the model';
+    return (
+      <p class="status running" role="status">
+        {state.note ? `${state.note} ` : ''}Working: {doing}…
+      </p>
+    );
+  }
+  if (state.kind !== 'ended') return null;
+  return (
+    <div class="status failed" role="alert">
+      <p>
+        {state.status === 'failed' && state.reason === 'aborted' ? 'Stopped.' : `Run ${state.status}: ${state.reason}`}
+      </p>
+      {state.status === 'failed' && (
+        <button type="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The chat: the thread, the composer, the model settings; the inspector is mounted beside it. */
+export function App() {
+  const [threadId, setThreadId] = useState(currentThread);
+  const [messages, setMessages] = useState<readonly Message[]>([]);
+  const [state, setState] = useState<RunState>({ kind: 'loading' });
+  const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
+  const [draft, setDraft] = useState('');
+  const controller = useRef<AbortController>(undefined);
+
+  const agent = useMemo(() => {
+    const running = new Map<string, number>();
+    return buildAgent(settings, {
+      onStep: (thread) => setMessages([...thread]),
+      onTool: (name, started) => {
+        running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));
+        const tools = [...running].filter(([, n]) => n > 0).map(([tool]) => tool);
+        setState((s) => (s.kind === 'running' ? { ...s, tools } : s));
+      },
+    });
+  }, [settings]);
+
+  const busy = state.kind === 'running' || state.kind === 'loading';
+
+  async function go(action: (signal: AbortSignal) => Promise<RunResult>, note?: string) {
+    const aborter = new AbortController();
+    controller.current = aborter;
+    setState({ kind: 'running', tools: [], note });
+    runMarker.set(threadId);
+    try {
+      const result = await action(aborter.signal);
+      setMessages(result.messages);
+      setState(
+        result.status === 'completed'
+          ? { kind: 'idle' }
+          : { kind: 'ended', status: result.status, reason: result.reason ?? '' },
+      );
+    } catch (error) {
+      setState({ kind: 'ended', status: 'failed', reason: errorText(error) });
+      setMessages(await agent.messages(threadId).catch(() => messages));
+    } finally {
+      // A run that resolved, even as failed, was not interrupted: only a reload mid-run leaves the marker.
+      runMarker.clear();
+      controller.current = undefined;
+    }
+  }
+
+  // On load (and when the thread changes): show the saved thread; continue a run a reload interrupted.
+  useEffect(() => {
+    let current = true;
+    (async () => {
+      const saved = await agent.messages(threadId).catch(() => []);
+      if (!current) return;
+      setMessages(saved);
+      if (runMarker.interrupted(threadId)) {
+        await go((signal) => agent.recover(threadId, { signal }), 'Continuing the run the reload interrupted.');
+      } else {
+        setState({ kind: 'idle' });
+      }
+    })();
+    return () => {
+      current = false;
+    };
+    // Only on a thread change: a model switch keeps the thread on screen as it is.
+  }, [threadId]);
+
+  const send = () => {
+    const text = draft.trim();
+    if (!text || busy) return;
+    setDraft('');
+    setMessages((m) => [...m, { role: 'user', id: 'pending', content: [{ type: 'text', text }] }]);
+    void go((signal) => agent.run(text, { threadId, signal }));
+  };
+
+  const clearThread = async () => {
+    if (busy) return;
+    const old = threadId;
+    setState({ kind: 'loading' });
+    await store.clearThread(old);
+    // The Checkpointer interface has no delete: an empty checkpoint (null) loads as a new thread.
+    await checkpointer.save(old, null);
+    setMessages([]);
+    setThreadId(startNewThread());
+  };
+
+  return (
+    <main class="chat">
+      <header class="chat-head">
+        <h1>tool-output-offload demo</h1>
+        <span class="muted thread" title="Thread id">
+          {threadId}
+        </span>
+        <button type="button" onClick={clearThread} disabled={busy}>
+          Clear thread
+        </button>
+      </header>
+      <ModelSettingsBox
+        settings={settings}
+        disabled={busy}
+        onSave={(next) => {
+          saveModelSettings(next);
+          setSettings(next);
+        }}
+      />
+      <Conversation messages={messages}>
+        <RunStatus state={state} onRetry={() => go((signal) => agent.recover(threadId, { signal }))} />
+      </Conversation>
+      <form
+        class="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          send();
+        }}
+      >
+        <label for="message" class="composer-label">
+          Message
+        </label>
+        <textarea
+          id="message"
+          rows={3}
+          value={draft}
+          placeholder="e.g. Why did checkout fail yesterday?"
+          onInput={(e) => setDraft(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey) {
+              e.preventDefault();
+              send();
+            }
+          }}
+        />
+        <div class="actions">
+          {state.kind === 'running' ? (
+            <button type="button" onClick={() => controller.current?.abort()}>
+              Stop
+            </button>
+          ) : null}
+          <button type="submit" disabled={busy || draft.trim() === ''}>
+            Send
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}

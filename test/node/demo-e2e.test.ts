@@ -1,0 +1,190 @@
+import type { Browser, Page, Route } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoServer, launchChromium, startDemo } from './demo-server.js';
+
+// What a newcomer does: `npm run demo`, open the page, type a message, press Send, and watch the
+// offload, the read-back and an eviction; reload and find everything still there.
+
+let server: DemoServer | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  server = await startDemo();
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+}, 30_000);
+
+/** A fresh browser profile (empty IndexedDB and storage) with the demo open. */
+async function openDemo(): Promise<Page> {
+  const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('close', () => expect(errors, 'uncaught errors in the page').toEqual([]));
+  await page.goto(server!.url);
+  await expect.poll(() => page.getByRole('button', { name: 'Send' }).count()).toBe(1);
+  return page;
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Message').fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+const finalAnswer = 'The inspector on the right shows every stored result';
+const storedPaths = (page: Page) =>
+  page.locator('.conversation .badge.stored').evaluateAll((badges) => badges.map((b) => b.textContent!.slice(12)));
+
+/** Everything the first scenario leaves on screen, checked in the conversation and the inspector. */
+async function expectScenarioShown(page: Page): Promise<void> {
+  const conversation = page.getByRole('region', { name: 'Conversation' });
+  await conversation.getByText(finalAnswer).waitFor({ timeout: 60_000 });
+
+  // Offloaded: three results, each replaced by a header naming its path, the 2.3 MB page cut.
+  const paths = await storedPaths(page);
+  expect(paths).toHaveLength(3);
+  for (const path of paths) expect(path).toMatch(/^\/large_tool_results\/[A-Za-z0-9_-]+$/);
+  await expect.poll(() => conversation.getByText('Stored: the first 2097152 bytes').count()).toBe(1);
+
+  // Read back: a page of the log result (lines 2001–2012) and a grep of the changelog.
+  const readBack = conversation.getByRole('article', { name: 'Result of read_file' }).first();
+  expect(await readBack.textContent()).toMatch(/ {2}2001\t2025-03-14T\S+ (WARN|ERROR)/);
+  const grep = conversation.getByRole('article', { name: 'Result of grep' });
+  expect(await grep.textContent()).toContain(`${paths[1]}:`);
+  expect(await grep.textContent()).toContain('BREAKING');
+
+  // Evicted: reading the log result again is a tool error that says so.
+  const reread = conversation.getByRole('article', { name: 'Result of read_file' }).last();
+  expect(await reread.textContent()).toMatch(new RegExp(`${paths[0]} was evicted`));
+
+  // The inspector: two entries (the page and the reference), one eviction with reason 'bound'.
+  const inspector = page.getByRole('region', { name: 'Tool output inspector' });
+  await expect.poll(() => inspector.getByRole('tab', { name: 'Entries (2)' }).count()).toBe(1);
+  const grid = inspector.getByRole('grid', { name: 'Stored entries' });
+  expect(await grid.textContent()).toContain(paths[1]);
+  expect(await grid.textContent()).toContain(paths[2]);
+  expect(await grid.textContent()).not.toContain(paths[0]);
+  await inspector.getByRole('tab', { name: 'Evictions (1)' }).click();
+  const timeline = inspector.getByRole('list', { name: 'Evictions, newest first' });
+  expect(await timeline.textContent()).toMatch(new RegExp(`bound[\\s\\S]*${paths[0]}`));
+  expect(await page.getByRole('meter', { name: /stored bytes/ }).getAttribute('aria-valuetext')).toMatch(/of 3\.0 MiB/);
+}
+
+describe('the demo, as a newcomer uses it', () => {
+  it('one message shows offload, read-back and eviction; a reload shows them again', async () => {
+    const page = await openDemo();
+    await send(page, 'Why did checkout fail yesterday?');
+    await expectScenarioShown(page);
+    const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
+
+    await page.reload();
+    await expectScenarioShown(page);
+    expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
+    expect(await page.getByRole('status').count()).toBe(0); // nothing is running after the reload
+    await page.context().close();
+  }, 120_000);
+
+  it('a reload in the middle of a run continues it (agent.recover) to the same end', async () => {
+    const page = await openDemo();
+    await send(page, 'What broke?');
+    await page.getByText('Working: running fetch_page').waitFor();
+    await page.reload();
+    await page.getByText('Continuing the run the reload interrupted.').waitFor();
+    await expectScenarioShown(page);
+    await page.context().close();
+  }, 120_000);
+
+  it('"Clear thread" starts an empty thread and removes its stored results', async () => {
+    const page = await openDemo();
+    await send(page, 'Hello');
+    await page.getByText(finalAnswer).waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Clear thread' }).click();
+    const inspector = page.getByRole('region', { name: 'Tool output inspector' });
+    await expect.poll(() => inspector.getByRole('tab', { name: 'Entries (0)' }).count()).toBe(1);
+    expect(await page.locator('.conversation article').count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByText(/Try the offline scenario/).count()).toBe(1);
+    await page.context().close();
+  }, 120_000);
+});
+
+describe('the demo with an OpenAI-compatible endpoint (a fake one, by route interception)', () => {
+  it('offloads through the real adapter; HTTP errors and malformed replies fail the run clearly and lose nothing', async () => {
+    const page = await openDemo();
+    const bodies: Array<{ messages: Array<{ role: string; content: unknown }> }> = [];
+    const headers: Array<Record<string, string>> = [];
+    const replies: Array<(route: Route) => Promise<void>> = [
+      (route) =>
+        route.fulfill({
+          json: {
+            choices: [
+              {
+                message: {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: 'call_x',
+                      type: 'function',
+                      function: { name: 'fetch_page', arguments: '{"url":"https://docs.example.com/api/reference"}' },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        }),
+      (route) =>
+        route.fulfill({ json: { choices: [{ message: { role: 'assistant', content: 'Read the preview.' } }] } }),
+      (route) => route.fulfill({ status: 500, body: 'upstream exploded' }),
+      (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<html>proxy login</html>' }),
+      (route) => route.fulfill({ json: { choices: [{ message: { role: 'assistant', content: 'Back again.' } }] } }),
+    ];
+    await page.route('**/fake-llm/v1/chat/completions', async (route) => {
+      bodies.push(route.request().postDataJSON());
+      headers.push(route.request().headers());
+      await replies[bodies.length - 1]!(route);
+    });
+
+    await page.getByText('Model:').click();
+    await page.getByLabel('OpenAI-compatible endpoint').check();
+    await page.getByLabel('Base URL').fill(`${server!.url}fake-llm/v1`);
+    await page.getByLabel('Model name').fill('fake-model');
+    await page.getByLabel('API key').fill('sk-demo-key');
+    await page.getByRole('button', { name: 'Use this model' }).click();
+
+    await send(page, 'Check the API reference');
+    await page.getByText('Read the preview.').waitFor();
+    expect(headers[0]!.authorization).toBe('Bearer sk-demo-key');
+    // The 800 KB page went to the store: the next request carries only its preview.
+    const toolMessage = bodies[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(String(toolMessage.content)).toMatch(/^\[Stored tool result\][\s\S]*Path: \/large_tool_results\//);
+    expect(JSON.stringify(bodies[1]).length).toBeLessThan(20_000);
+    // The key is kept for this tab only.
+    const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    expect(storage).not.toContain('sk-demo-key');
+
+    await send(page, 'Again');
+    await page
+      .getByRole('alert')
+      .getByText(/HTTP 500.*upstream exploded/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/not JSON: <html>proxy login<\/html>/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Back again.').waitFor();
+    const conversation = await page.getByRole('region', { name: 'Conversation' }).textContent();
+    for (const text of ['Check the API reference', 'Read the preview.', 'Again', 'Back again.']) {
+      expect(conversation).toContain(text);
+    }
+    expect(bodies).toHaveLength(5);
+    await page.context().close();
+  }, 120_000);
+});
