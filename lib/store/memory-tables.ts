@@ -24,7 +24,11 @@ function of<V>(tables: Map<string, Map<string | number, V>>, threadId: string): 
   return table;
 }
 
-const copy = <T>(value: T | undefined): T | undefined => (value === undefined ? undefined : structuredClone(value));
+/** Entry, staged, thread and eviction records are flat: a shallow copy is a full one, and cheap at 10,000 entries. */
+const copy = <T extends object>(value: T | undefined): T | undefined =>
+  value === undefined ? undefined : { ...value };
+/** Undo records nest their steps. */
+const deepCopy = <T>(value: T | undefined): T | undefined => (value === undefined ? undefined : structuredClone(value));
 
 /** `StoreTx` over the memory tables; records are copied in and out so no caller shares them. */
 export class MemoryTx implements StoreTx {
@@ -99,13 +103,13 @@ export class MemoryTx implements StoreTx {
   }
 
   async undo(threadId: string, turnId: string) {
-    return copy(of(this.tables.undo, threadId).get(turnId));
+    return deepCopy(of(this.tables.undo, threadId).get(turnId));
   }
   async undoOf(threadId: string) {
-    return [...of(this.tables.undo, threadId).values()].map((record) => copy(record)!);
+    return [...of(this.tables.undo, threadId).values()].map((record) => deepCopy(record)!);
   }
   async putUndo(record: UndoRecord) {
-    this.journal.set(of(this.tables.undo, record.threadId), record.turnId, copy(record)!);
+    this.journal.set(of(this.tables.undo, record.threadId), record.turnId, deepCopy(record)!);
   }
   async deleteUndo(threadId: string, turnId: string) {
     this.journal.delete(of(this.tables.undo, threadId), turnId);
