@@ -6,13 +6,16 @@ import { chromiumArgs, findChromium } from './scripts/browser.mjs';
 
 const executablePath: string | undefined = await findChromium();
 
-/** `npm run bench`: each bench/*.bench.ts measures in headless Chromium and records its figures. */
+/**
+ * Scripts that need a real browser but are not tests: `npm run bench` (bench/*.bench.ts measure and
+ * record their figures) and `npm run docs:screenshots` (docs/*.shots.tsx).
+ */
 export default defineConfig({
   plugins: [preact()],
   server: { host: '127.0.0.1' },
   test: {
     name: 'bench',
-    include: ['bench/**/*.bench.ts'],
+    include: ['bench/**/*.bench.ts', 'docs/**/*.shots.tsx'],
     testTimeout: 600_000,
     fileParallelism: false,
     browser: {

@@ -7,7 +7,7 @@ import { chromiumArgs, ensureChromium } from '../scripts/browser.mjs';
 const out = 'bench/.out';
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const only = process.argv.slice(2);
+const only = process.argv.length > 2 ? process.argv.slice(2) : ['bench/'];
 execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.bench.config.ts', ...only], { stdio: 'inherit' });
 
 const executablePath = await ensureChromium();
