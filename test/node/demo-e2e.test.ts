@@ -18,13 +18,20 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
+const pageErrors: string[] = [];
+
+/** Closes the page's browser profile; the page threw nothing uncaught meanwhile. */
+async function closeDemo(page: Page): Promise<void> {
+  await page.context().close();
+  expect(pageErrors, 'uncaught errors in the page').toEqual([]);
+}
+
 /** A fresh browser profile (empty IndexedDB and storage) with the demo open. */
 async function openDemo(): Promise<Page> {
   const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('close', () => expect(errors, 'uncaught errors in the page').toEqual([]));
+  pageErrors.length = 0;
+  page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(server!.url);
   await expect.poll(() => page.getByRole('button', { name: 'Send' }).count()).toBe(1);
   return page;
@@ -85,7 +92,7 @@ describe('the demo, as a newcomer uses it', () => {
     await expectScenarioShown(page);
     expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
     expect(await page.getByRole('status').count()).toBe(0); // nothing is running after the reload
-    await page.context().close();
+    await closeDemo(page);
   }, 120_000);
 
   it('a reload in the middle of a run continues it (agent.recover) to the same end', async () => {
@@ -95,7 +102,7 @@ describe('the demo, as a newcomer uses it', () => {
     await page.reload();
     await page.getByText('Continuing the run the reload interrupted.').waitFor();
     await expectScenarioShown(page);
-    await page.context().close();
+    await closeDemo(page);
   }, 120_000);
 
   it('"Clear thread" starts an empty thread and removes its stored results', async () => {
@@ -108,7 +115,7 @@ describe('the demo, as a newcomer uses it', () => {
     expect(await page.locator('.conversation article').count()).toBe(0);
     await page.reload();
     await expect.poll(() => page.getByText(/Try the offline scenario/).count()).toBe(1);
-    await page.context().close();
+    await closeDemo(page);
   }, 120_000);
 });
 
@@ -185,6 +192,6 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
       expect(conversation).toContain(text);
     }
     expect(bodies).toHaveLength(5);
-    await page.context().close();
+    await closeDemo(page);
   }, 120_000);
 });
