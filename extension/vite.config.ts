@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import preact from '@preact/preset-vite';
+import { build, defineConfig, type Plugin } from 'vite';
+
+// Builds the unpacked MV3 extension into dist-extension/ (npm run build:extension).
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = fileURLToPath(new URL('..', import.meta.url));
+
+/** manifest.json, with the package's version. */
+function manifest(): Plugin {
+  return {
+    name: 'extension-manifest',
+    generateBundle() {
+      const { version } = JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { version: string };
+      const json = JSON.parse(readFileSync(`${here}manifest.json`, 'utf8')) as Record<string, unknown>;
+      this.emitFile({
+        type: 'asset',
+        fileName: 'manifest.json',
+        source: `${JSON.stringify({ ...json, version }, null, 2)}\n`,
+      });
+    },
+  };
+}
+
+/**
+ * Content scripts cannot be ES modules: after the main build, the content script is built on its
+ * own as one classic script (IIFE) with everything it imports inlined.
+ */
+function contentScript(): Plugin {
+  let outDir = '';
+  return {
+    name: 'extension-content-script',
+    apply: 'build',
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    async closeBundle() {
+      await build({
+        configFile: false,
+        root: here,
+        logLevel: 'warn',
+        build: {
+          outDir,
+          emptyOutDir: false,
+          copyPublicDir: false,
+          lib: {
+            entry: `${here}content-script.ts`,
+            formats: ['iife'],
+            name: 'toolOutputOffloadContentScript',
+            fileName: () => 'content-script.js',
+          },
+        },
+      });
+    },
+  };
+}
+
+export default defineConfig({
+  root: here,
+  base: './',
+  publicDir: false,
+  plugins: [preact(), manifest(), contentScript()],
+  build: {
+    outDir: `${repo}dist-extension`,
+    emptyOutDir: true,
+    modulePreload: { polyfill: false },
+    rolldownOptions: {
+      input: {
+        devtools: `${here}devtools.html`,
+        panel: `${here}panel.html`,
+        'service-worker': `${here}service-worker.ts`,
+      },
+      output: {
+        entryFileNames: '[name].js',
+        chunkFileNames: 'chunks/[name]-[hash].js',
+        assetFileNames: 'assets/[name]-[hash][extname]',
+      },
+    },
+  },
+});
