@@ -108,15 +108,23 @@ function firstSummary(turn: Turn): string {
   return paragraphs.join('\n\n');
 }
 
-/** A keyword from the user's message, for later turns: its longest word, or a default. */
+/** Words the generated logs and pages use: a message naming one searches for it. */
+const vocabulary = new Set(
+  'checkout payment payments gateway timeout deadlock inventory stock auth session search webhook webhooks declined broker cache order orders retry error warn'.split(
+    ' ',
+  ),
+);
+
+/** A keyword from the user's message, for later turns: the first word the data knows, else its longest word. */
 function keyword(text: string): string {
-  const words = text.match(/[A-Za-z0-9_]{4,}/g) ?? [];
-  return words.reduce((longest, word) => (word.length > longest.length ? word : longest), '') || 'timeout';
+  const words = (text.match(/[A-Za-z0-9_]{4,}/g) ?? []).map((w) => w.toLowerCase());
+  const known = words.find((w) => vocabulary.has(w));
+  return known ?? (words.reduce((longest, w) => (w.length > longest.length ? w : longest), '') || 'timeout');
 }
 
 /** Later turns: a search and a page fetch in parallel, then a grep across everything still stored. */
 function laterTurn(turn: Turn, question: string): ModelReply {
-  const word = keyword(question).toLowerCase();
+  const word = keyword(question);
   if (turn.step === 0) {
     return {
       content: `Searching the logs and the docs for "${word}".`,
