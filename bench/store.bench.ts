@@ -1,0 +1,166 @@
+import { openDB } from 'idb';
+import { afterAll, expect, it } from 'vitest';
+import { OFFLOAD_DB_VERSION, type OffloadDb, upgradeOffloadDb } from '../lib/store/indexeddb-schema.js';
+import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.js';
+import type { StagedResult } from '../lib/store/offload-store.js';
+import { type EntryRecord, newTextId, type ThreadRecord } from '../lib/store/store-records.js';
+import { utf8Bytes } from '../lib/text.js';
+import { TextPool } from './random-text.js';
+import { type BenchResult, interleaved, median, record, timed } from './record.js';
+
+/**
+ * The store against the physical limit: an applied update (stage, then a commit that evicts the
+ * oldest entry) beside a bare idb transaction writing the same text, and the same update in a
+ * thread of 10,000 entries beside one of 100. Medians of RUNS interleaved runs.
+ */
+const RUNS = 25;
+const results: BenchResult[] = [];
+const run = Date.now();
+let made = 0;
+
+afterAll(() => record('store', results));
+
+/** A result as ToolOutputOffload stages it, built before any clock starts. */
+function staged(threadId: string, text: string): StagedResult {
+  const key = `k${made++}`;
+  const bytes = utf8Bytes(text);
+  return {
+    threadId,
+    key,
+    path: `/large_tool_results/${key}`,
+    toolName: 'fetch',
+    bytes,
+    originalBytes: bytes,
+    estimatedTokens: Math.ceil(text.length / 4),
+    truncated: false,
+    createdAt: Date.now(),
+    preview: `Stored at /large_tool_results/${key}\n${text.slice(0, 400)}`,
+    text,
+    turnId: `turn-${key}`,
+  };
+}
+
+/** Milliseconds of each half of the applied updates measured, when asked for. */
+interface Split {
+  stage: number[];
+  commit: number[];
+}
+
+/** One applied update as the middleware makes it: stage in wrapToolCall, commit when the update is applied. */
+async function applyUpdate(store: IndexedDbOffloadStore, result: StagedResult, maxTotalBytes: number, split?: Split) {
+  const started = performance.now();
+  await store.stage(result);
+  const staged = performance.now();
+  const { threadId, key, turnId } = result;
+  const applied = await store.apply({ type: 'commit', threadId, key, turnId: turnId!, maxTotalBytes });
+  split?.stage.push(staged - started);
+  split?.commit.push(performance.now() - staged);
+  if (applied.evicted.length !== 1) throw new Error(`expected one eviction, got ${applied.evicted.length}`);
+}
+
+/**
+ * `count` entries of `chars` characters written straight into the database in one transaction,
+ * requests not awaited one by one (the store's own path, two transactions each, would take minutes).
+ */
+async function fill(name: string, threadId: string, count: number, chars: number): Promise<void> {
+  const pool = new TextPool(chars);
+  const database = await openDB<OffloadDb>(name, OFFLOAD_DB_VERSION, { upgrade: upgradeOffloadDb });
+  const tx = database.transaction(['threads', 'entries', 'texts'], 'readwrite');
+  const writes: Promise<unknown>[] = [];
+  let totalBytes = 0;
+  for (let seq = 1; seq <= count; seq++) {
+    const { text, turnId: _turnId, ...info } = staged(threadId, pool.next());
+    const entry: EntryRecord = { ...info, seq, textId: newTextId() };
+    writes.push(tx.objectStore('texts').put(text, entry.textId), tx.objectStore('entries').put(entry));
+    totalBytes += entry.bytes;
+  }
+  const thread: ThreadRecord = { threadId, totalBytes, nextSeq: count + 1, entries: count };
+  writes.push(tx.objectStore('threads').put(thread), tx.done);
+  await Promise.all(writes);
+  database.close();
+}
+
+it('offload-write-vs-raw-idb: an applied update of 256 KiB that evicts one entry vs one raw idb put', async () => {
+  const chars = 256 * 1024;
+  const keep = 8;
+  const store = new IndexedDbOffloadStore({ name: `bench-write-${run}` });
+  const pool = new TextPool(chars);
+  // Full at `keep` entries, so every further commit evicts exactly one.
+  const maxTotalBytes = keep * chars;
+  for (let i = 0; i < keep; i++) await store.apply(await stagedIn(store, staged('t', pool.next()), maxTotalBytes));
+  const raw = await openDB(`bench-raw-${run}`, 1, {
+    upgrade: (db) => {
+      db.createObjectStore('texts');
+      db.createObjectStore('small');
+    },
+  });
+  const texts = Array.from({ length: RUNS + 3 }, () => pool.next());
+  const updates = texts.map((text) => staged('t', text));
+  const split: Split = { stage: [], commit: [] };
+  let i = 0;
+  let j = 0;
+  // The store commits with durability 'strict'; so does the raw transaction, so both wait for the disk alike.
+  const rawPut = async (value: unknown, store: 'texts' | 'small') => {
+    const tx = raw.transaction(store, 'readwrite', { durability: 'strict' });
+    await tx.store.put(value, `raw-${j++}`);
+    await tx.done;
+  };
+  const measured = await interleaved(
+    RUNS,
+    () => applyUpdate(store, updates[i++]!, maxTotalBytes, split),
+    () => rawPut(texts[j], 'texts'),
+  );
+  // The least a second transaction costs: one small record, committed the same way.
+  const smallTransaction = await timed(RUNS, () => rawPut({ key: 'k', bytes: 1 }, 'small'));
+  expect(await store.totalBytes('t')).toBe(maxTotalBytes);
+  raw.close();
+  await store.deleteDatabase();
+  const ratio = measured.a / measured.b;
+  results.push({
+    name: 'offload-write-vs-raw-idb',
+    value: round(ratio),
+    unit: 'x',
+    ratio: round(ratio),
+    goal: '<= 1.25',
+    detail:
+      `median applied update ${round(measured.a)} ms (stage ${round(median(split.stage))} ms + commit evicting one ` +
+      `${round(median(split.commit))} ms) vs one raw idb put ${round(measured.b)} ms, 256 KiB random text, durability ` +
+      `'strict', ${RUNS} interleaved runs; a readwrite transaction putting one small record takes ${round(smallTransaction)} ms`,
+  });
+});
+
+/** Stages `result` and returns the commit that makes it live. */
+async function stagedIn(store: IndexedDbOffloadStore, result: StagedResult, maxTotalBytes: number) {
+  await store.stage(result);
+  return { type: 'commit' as const, threadId: result.threadId, key: result.key, turnId: result.turnId!, maxTotalBytes };
+}
+
+it('update-cost-10k-vs-100: an applied update in a thread of 10,000 entries vs one of 100', async () => {
+  const chars = 2048;
+  const name = `bench-size-${run}`;
+  await fill(name, 'big', 10_000, chars);
+  await fill(name, 'small', 100, chars);
+  const store = new IndexedDbOffloadStore({ name });
+  const pool = new TextPool(chars);
+  const measured = await interleaved(
+    RUNS,
+    () => applyUpdate(store, staged('big', pool.next()), 10_000 * chars),
+    () => applyUpdate(store, staged('small', pool.next()), 100 * chars),
+  );
+  expect((await store.list('big')).length).toBe(10_000);
+  expect((await store.list('small')).length).toBe(100);
+  await store.deleteDatabase();
+  const ratio = measured.a / measured.b;
+  results.push({
+    name: 'update-cost-10k-vs-100',
+    value: round(ratio),
+    unit: 'x',
+    ratio: round(ratio),
+    goal: '<= 1.5',
+    detail: `median applied update (2 KiB, evicting one) ${round(measured.a)} ms with 10,000 entries vs ${round(measured.b)} ms with 100, ${RUNS} interleaved runs in one database`,
+  });
+});
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
