@@ -7,6 +7,7 @@ export { OffloadBackend } from './offload/offload-backend.js';
 export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
+export type { RunEvent } from './runtime/events.js';
 export type { AssistantMessage, ContentPart, MediaPart, Message, TextPart, ToolCall } from './runtime/messages.js';
 export {
   type Block,

@@ -30,7 +30,16 @@ export type OffloadDecision =
   /** Over the threshold but not stored: cut to within it, with a note saying why. */
   | { kind: 'cut'; content: ContentPart[]; failure?: StoreFailure }
   /** Stored (staged): the model sees the preview; `change` makes it live when applied. */
-  | { kind: 'stored'; content: ContentPart[]; change: StoreChange; preview: string };
+  | {
+      kind: 'stored';
+      content: ContentPart[];
+      change: StoreChange;
+      preview: string;
+      path: string;
+      /** UTF-8 bytes stored; fewer than the result's when it was over maxResultBytes (`truncated`). */
+      bytes: number;
+      truncated: boolean;
+    };
 
 function describeError(error: unknown): string {
   if (error instanceof Error)
@@ -89,6 +98,7 @@ export async function offloadToolResult(
     { path, toolName: result.toolName, original: text, originalBytes, stored, storedBytes },
     limits,
   );
+  const truncated = stored.length < text.length;
   try {
     await store.stage({
       threadId: result.threadId,
@@ -98,7 +108,7 @@ export async function offloadToolResult(
       bytes: storedBytes,
       originalBytes,
       estimatedTokens: estimateTokens(text),
-      truncated: stored.length < text.length,
+      truncated,
       createdAt: Date.now(),
       preview,
       text: stored,
@@ -114,5 +124,5 @@ export async function offloadToolResult(
     turnId: result.turnId,
     maxTotalBytes: limits.maxTotalBytes,
   };
-  return { kind: 'stored', content: withText(content, preview), change, preview };
+  return { kind: 'stored', content: withText(content, preview), change, preview, path, bytes: storedBytes, truncated };
 }

@@ -52,14 +52,14 @@ async function reportCommitFailure(
   store: OffloadStore,
   change: Extract<StoreChange, { type: 'commit' }>,
   error: Error,
+  context: HookContext,
 ): Promise<void> {
   const path = resultPath(change.key);
+  const why = `${error.name}: ${error.message} (while making ${path} live; it was not stored)`;
+  context.emit({ type: 'offload-failed', path, bytes: 0, why });
   const failure = { threadId: change.threadId, key: change.key, path, toolName: '', bytes: 0, at: Date.now() };
   await store
-    .reportFailure({
-      ...failure,
-      error: `${error.name}: ${error.message} (while making ${path} live; it was not stored)`,
-    })
+    .reportFailure({ ...failure, error: why })
     .catch((reportError: unknown) =>
       console.warn('ToolOutputOffload: could not report a storage failure', reportError),
     );
@@ -86,7 +86,7 @@ export function offloadStateKey(store: OffloadStore): StateKey<OffloadStateValue
         // S3: a full quota never fails the run. The commit changed nothing (one transaction), so
         // the thread keeps what it had; the failure is recorded for the inspector.
         if (!isQuotaError(error) || change.type !== 'commit') throw error;
-        await reportCommitFailure(store, change, error);
+        await reportCommitFailure(store, change, error, context);
         return currentValue(store, context.threadId);
       }
     },

@@ -78,6 +78,7 @@ export class ToolOutputOffload implements Middleware {
     context: HookContext,
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
     const drop = await summarizedDrop(this.store, context.threadId, context.turnId, context.state, context.messages);
+    if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
     const messages = boundToolMessages(request.messages, this.limits.thresholdTokens);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
     // Only this middleware's own key: an inner layer's update is its own to return.
@@ -107,9 +108,15 @@ export class ToolOutputOffload implements Middleware {
       throw error;
     }
     if (decision.kind === 'stored') {
+      const { path, bytes, truncated } = decision;
+      context.emit({ type: 'offloaded', path, bytes, truncated });
       return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
     }
-    if (decision.kind === 'cut' && decision.failure) await this.#report(decision.failure);
+    if (decision.kind === 'cut' && decision.failure) {
+      const { path, bytes, error } = decision.failure;
+      context.emit({ type: 'offload-failed', path, bytes, why: error });
+      await this.#report(decision.failure);
+    }
     return { ...outcome, content: decision.content };
   }
 

@@ -1,4 +1,5 @@
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
+import type { RunEventListener } from './events.js';
 import { errorMessage, RunAborted, UsageError } from './failure.js';
 import { approvalReason, continueTurn, decideApproval, result, startTurn } from './loop.js';
 import { type ContentPart, type Message, toContent } from './messages.js';
@@ -25,6 +26,8 @@ export interface AgentOptions {
   maxSteps?: number;
   /** Default 120 000. */
   toolTimeoutMs?: number;
+  /** Told of every RunEvent as it happens, synchronously; a listener that throws is ignored (with a warning). */
+  onEvent?: RunEventListener;
 }
 
 export interface Agent {
@@ -75,11 +78,13 @@ export function createAgent(options: AgentOptions): Agent {
       if (typeof approved !== 'boolean') throw new TypeError('resume needs options.approved, true or false');
       return session(threadId, signal, (s) => {
         decideApproval(s, approved);
+        s.events.runtime('run-started', { call: 'resume', approved });
         return continueTurn(s);
       });
     },
     async recover(threadId, { signal } = {}) {
       return session(threadId, signal, async (s) => {
+        s.events.runtime('run-started', { call: 'recover' });
         if (!s.turn) return result(s, 'completed', { output: s.lastAssistant() });
         const waiting = awaitingCalls(s.turn);
         if (waiting.length > 0) return result(s, 'awaiting-approval', { reason: approvalReason(waiting) });
@@ -112,6 +117,9 @@ function resolveOptions(options: AgentOptions): AgentSetup {
   middleware.forEach((m, i) => {
     if (typeof m?.name !== 'string') throw new TypeError(`options.middleware[${i}] has no name`);
   });
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+    throw new TypeError('createAgent: options.onEvent must be a function');
+  }
   return {
     model: options.model,
     tools,
@@ -123,6 +131,7 @@ function resolveOptions(options: AgentOptions): AgentSetup {
     maxPromptSectionTokens: count('maxPromptSectionTokens', options.maxPromptSectionTokens, 8000, 0),
     maxSteps: count('maxSteps', options.maxSteps, 25, 1),
     toolTimeoutMs: count('toolTimeoutMs', options.toolTimeoutMs, 120_000, 1),
+    onEvent: options.onEvent,
   };
 }
 

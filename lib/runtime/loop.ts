@@ -24,11 +24,12 @@ export async function startTurn(session: Session, input: ContentPart[]): Promise
     phase: 'model',
     calls: [],
   };
+  session.events.runtime('run-started', { call: 'run' });
   try {
     for (const m of session.setup.middleware) {
       if (!m.beforeAgent) continue;
       const where = `beforeAgent of middleware "${m.name}"`;
-      const context = session.hookContext();
+      const context = session.hookContext(m.name);
       const result = await callHook(where, () => m.beforeAgent!([...input], context), session.signal);
       if (isBlock(result)) return await blockTurn(session, result);
       const changes = hookObject(where, result);
@@ -89,6 +90,9 @@ async function runCalls(session: Session, calls: CallRecord[]): Promise<CallReco
     if (record.status !== 'pending') return;
     try {
       const outcome = await runToolCall(session, record);
+      const { call, idempotencyKey, approved } = record;
+      const details = { toolName: call.name, callId: call.id, idempotencyKey, approved, outcome: outcome.type };
+      session.events.runtime('tool-call', details);
       await settle(session, record, outcome);
       await session.save();
     } catch (e) {
@@ -104,12 +108,7 @@ async function runCalls(session: Session, calls: CallRecord[]): Promise<CallReco
 async function settle(session: Session, record: CallRecord, outcome: ToolOutcome): Promise<void> {
   switch (outcome.type) {
     case 'success':
-      if (outcome.update) {
-        await untilAborted(
-          session.state.apply(outcome.update, () => session.hookContext()),
-          session.signal,
-        );
-      }
+      if (outcome.update) await session.applyState(outcome.update);
       record.result = toolMessage(record.call, outcome.content, false);
       record.status = 'done';
       return;
@@ -132,7 +131,7 @@ async function afterAgent(session: Session): Promise<RunResult> {
   for (const m of session.setup.middleware) {
     if (!m.afterAgent) continue;
     const where = `afterAgent of middleware "${m.name}"`;
-    const context = session.hookContext();
+    const context = session.hookContext(m.name);
     const returned = await callHook(where, () => m.afterAgent!(output, context), session.signal);
     if (isBlock(returned)) return blockTurn(session, returned);
     await applyUpdate(session, m, hookObject(where, returned)?.update, 'afterAgent');
@@ -147,7 +146,7 @@ async function blockTurn(session: Session, blocked: Block): Promise<RunResult> {
   const turn = session.turn!;
   session.messages.length = turn.start;
   await untilAborted(
-    session.state.restore(turn.stateBefore, () => session.hookContext()),
+    session.state.restore(turn.stateBefore, (owner) => session.hookContext(owner)),
     session.signal,
   );
   session.turn = null;
@@ -196,17 +195,16 @@ export function approvalReason(waiting: readonly CallRecord[]): string {
   return waiting.map((c) => c.reason ?? `tool "${c.call.name}" needs approval`).join('; ');
 }
 
+/** The call's result; its last event is 'run-ended', after which the call records no more. */
 export function result(session: Session, status: RunResult['status'], extra: Partial<RunResult> = {}): RunResult {
-  return { status, ...extra, messages: [...session.messages] };
+  session.events.runtime('run-ended', extra.reason === undefined ? { status } : { status, reason: extra.reason });
+  session.events.close();
+  return { status, ...extra, messages: [...session.messages], events: session.events.list() };
 }
 
 async function applyUpdate(session: Session, m: Middleware, update: unknown, hook: string): Promise<void> {
   checkWrites(m, update, hook);
-  if (update === undefined) return;
-  await untilAborted(
-    session.state.apply(update as Record<string, unknown>, () => session.hookContext()),
-    session.signal,
-  );
+  if (update !== undefined) await session.applyState(update as Record<string, unknown>);
 }
 
 function hookObject(where: string, value: unknown): { input?: ContentPart[]; update?: unknown } | undefined {

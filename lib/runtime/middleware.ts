@@ -1,3 +1,4 @@
+import type { EmittedEvent } from './events.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall } from './messages.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import type { StateUpdate, ToolOutcome } from './outcome.js';
@@ -25,6 +26,8 @@ export interface HookContext {
   state: Readonly<Record<string, unknown>>;
   /** The thread's whole history. */
   messages: readonly Message[];
+  /** Reports a small event of this run (RunEvent), attributed to the middleware; never message text. */
+  emit(event: EmittedEvent): void;
 }
 
 export interface StateKey<V = unknown> {

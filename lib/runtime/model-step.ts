@@ -16,32 +16,40 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
   const { setup, signal } = session;
   session.turn!.step += 1;
   session.modelSteps += 1;
-  const context = session.hookContext();
+  const messages = [...session.messages];
+  const contextOf = (m: Middleware) => session.hookContext(m.name, messages);
   const systemPrompt = await buildSystemPrompt(
     setup.systemPrompt,
     setup.middleware,
-    context,
+    contextOf,
+    signal,
     setup.maxPromptSectionTokens,
   );
-  const request: ModelRequest = { systemPrompt, messages: [...session.messages], tools: setup.specs };
+  const request: ModelRequest = { systemPrompt, messages: [...messages], tools: setup.specs };
   // A foreign write stays fatal even if an outer middleware catches what its `next` threw.
   const violations: Error[] = [];
   const wrappers = setup.middleware.filter((m) => m.wrapModelCall);
 
   const callModel = async (req: ModelRequest): Promise<ModelReply> => {
+    const started = Date.now();
+    let reply: ModelReply;
     try {
-      return await untilAborted(setup.model(req, { signal }), signal);
+      reply = await untilAborted(setup.model(req, { signal }), signal);
     } catch (e) {
       if (signal.aborted) throw e;
       throw new RunFailure(`the model call failed: ${errorMessage(e)}`);
     }
+    const toolCalls = Array.isArray(reply?.toolCalls) ? reply.toolCalls.length : 0;
+    const details = { step: session.turn!.step, messages: req.messages?.length, toolCalls, ms: Date.now() - started };
+    session.events.runtime('model-call', details);
+    return reply;
   };
   const layer = async (i: number, req: ModelRequest): Promise<ModelReply> => {
     const m: Middleware | undefined = wrappers[i];
     if (!m) return callModel(req);
     const reply = await callHook(
       `wrapModelCall of middleware "${m.name}"`,
-      () => m.wrapModelCall!(req, (r) => layer(i + 1, r), context),
+      () => m.wrapModelCall!(req, (r) => layer(i + 1, r), contextOf(m)),
       signal,
     );
     if (typeof reply !== 'object' || reply === null) {
@@ -50,11 +58,7 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
     const { update, ...rest } = reply;
     try {
       checkWrites(m, update, 'wrapModelCall');
-      if (update)
-        await untilAborted(
-          session.state.apply(update, () => session.hookContext()),
-          signal,
-        );
+      if (update) await session.applyState(update);
     } catch (e) {
       violations.push(e as Error);
       throw e;

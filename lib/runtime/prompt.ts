@@ -15,17 +15,14 @@ interface Section {
 export async function buildSystemPrompt(
   base: string,
   middleware: readonly Middleware[],
-  context: HookContext,
+  contextOf: (m: Middleware) => HookContext,
+  signal: AbortSignal,
   maxTokens: number,
 ): Promise<string> {
   const sections: Section[] = [];
   for (const m of middleware) {
     if (!m.systemPrompt) continue;
-    const text = await callHook(
-      `systemPrompt of middleware "${m.name}"`,
-      () => m.systemPrompt!(context),
-      context.signal,
-    );
+    const text = await callHook(`systemPrompt of middleware "${m.name}"`, () => m.systemPrompt!(contextOf(m)), signal);
     if (isBlock(text)) throw new RunFailure(`systemPrompt of middleware "${m.name}" blocked: ${text.reason}`);
     if (text === undefined || text === '') continue;
     if (typeof text !== 'string') {

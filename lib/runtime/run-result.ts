@@ -1,3 +1,4 @@
+import type { RunEvent } from './events.js';
 import type { AssistantMessage, Message } from './messages.js';
 
 export interface RunResult {
@@ -8,4 +9,6 @@ export interface RunResult {
   reason?: string;
   /** The thread after the run. */
   messages: Message[];
+  /** What happened during this run, resume or recover call, in order (not checkpointed). */
+  events: RunEvent[];
 }

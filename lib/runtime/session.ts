@@ -1,9 +1,11 @@
 import type { Checkpointer } from './checkpoint.js';
-import { errorMessage, RunFailure } from './failure.js';
+import { type RunEventListener, RunEvents } from './events.js';
+import { errorMessage, RunFailure, untilAborted } from './failure.js';
 import { randomId } from './ids.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
 import type { HookContext, Middleware } from './middleware.js';
 import type { Model, ToolSpec } from './model.js';
+import type { StateUpdate } from './outcome.js';
 import { CommittedState, type StateKeys } from './state.js';
 import {
   checkpointVersion,
@@ -26,6 +28,7 @@ export interface AgentSetup {
   maxPromptSectionTokens: number;
   maxSteps: number;
   toolTimeoutMs: number;
+  onEvent?: RunEventListener;
 }
 
 /**
@@ -35,6 +38,8 @@ export interface AgentSetup {
 export class Session {
   /** Model calls made by this run; maxSteps bounds it. */
   modelSteps = 0;
+  /** This call's events; they go to its RunResult, never to the checkpoint. */
+  readonly events: RunEvents;
   #saves: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -45,7 +50,9 @@ export class Session {
     public messages: Message[],
     readonly state: CommittedState,
     public turn: TurnRecord | null,
-  ) {}
+  ) {
+    this.events = new RunEvents(threadId, () => this.turn?.turnId, setup.onEvent);
+  }
 
   static async load(setup: AgentSetup, threadId: string, signal: AbortSignal): Promise<Session> {
     const saved =
@@ -54,8 +61,11 @@ export class Session {
     return new Session(setup, threadId, signal, saved.messages, state, saved.turn);
   }
 
-  /** A hook's view: the committed state and the whole history, including the turn so far. */
-  hookContext(): HookContext {
+  /**
+   * The view of a hook of `middleware` (or of a state key it owns): the committed state and the
+   * whole history, including the turn so far (`messages`, when given, is that history already copied).
+   */
+  hookContext(middleware: string, messages: readonly Message[] = [...this.messages]): HookContext {
     const state = this.state;
     return {
       threadId: this.threadId,
@@ -65,8 +75,19 @@ export class Session {
       get state() {
         return state.values;
       },
-      messages: [...this.messages],
+      messages,
+      emit: this.events.emitter({ middleware }),
     };
+  }
+
+  /** Applies a state update through the state's queue (R8), then reports the keys it changed. */
+  async applyState(update: StateUpdate): Promise<void> {
+    await untilAborted(
+      this.state.apply(update, (owner) => this.hookContext(owner)),
+      this.signal,
+    );
+    const keys = Object.keys(update);
+    if (keys.length > 0) this.events.runtime('state-applied', { keys });
   }
 
   /** Saves the thread as it is now. Saves run one at a time in call order; none after the run ended. */
@@ -93,6 +114,7 @@ export class Session {
   /** Ends the session: anything still running from this run (a tool past an abort) saves nothing more. */
   close(): void {
     this.#closed = true;
+    this.events.close();
   }
 
   lastAssistant(): AssistantMessage | undefined {

@@ -36,8 +36,8 @@ export class StateKeys {
     return values;
   }
 
-  get(name: string): StateKey | undefined {
-    return this.#keys.get(name)?.key;
+  get(name: string): OwnedKey | undefined {
+    return this.#keys.get(name);
   }
 
   names(): string[] {
@@ -89,13 +89,15 @@ export class CommittedState {
     return this.#values;
   }
 
-  apply(update: StateUpdate, context: () => HookContext): Promise<void> {
+  /** `context(owner)` gives a key's hooks the view of the middleware that declared it. */
+  apply(update: StateUpdate, context: (owner: string) => HookContext): Promise<void> {
     return this.#enqueue(async () => {
       for (const [name, value] of Object.entries(update)) {
-        const key = this.keys.get(name);
-        if (!key) throw new RunFailure(`state key "${name}" is not declared by any middleware`);
+        const owned = this.keys.get(name);
+        if (!owned) throw new RunFailure(`state key "${name}" is not declared by any middleware`);
+        const { key, owner } = owned;
         const next = key.apply
-          ? await hookCall(`apply of state key "${name}"`, () => key.apply!(this.#values[name], value, context()))
+          ? await hookCall(`apply of state key "${name}"`, () => key.apply!(this.#values[name], value, context(owner)))
           : value;
         this.#commit(name, next);
       }
@@ -103,14 +105,16 @@ export class CommittedState {
   }
 
   /** R10: every key whose onBlock is 'restore' goes back to its value before the turn, through its `restore`. */
-  restore(before: Readonly<Values>, context: () => HookContext): Promise<void> {
+  restore(before: Readonly<Values>, context: (owner: string) => HookContext): Promise<void> {
     return this.#enqueue(async () => {
       for (const name of this.keys.names()) {
-        const key = this.keys.get(name)!;
+        const { key, owner } = this.keys.get(name)!;
         if (key.onBlock !== 'restore') continue;
         const old = Object.hasOwn(before, name) ? before[name] : structuredClone(key.initial);
         const next = key.restore
-          ? await hookCall(`restore of state key "${name}"`, () => key.restore!(this.#values[name], old, context()))
+          ? await hookCall(`restore of state key "${name}"`, () =>
+              key.restore!(this.#values[name], old, context(owner)),
+            )
           : old;
         this.#commit(name, next);
       }

@@ -1,3 +1,4 @@
+import type { EventSource } from './events.js';
 import { callHook, errorMessage, RunAborted, RunFailure, untilAborted } from './failure.js';
 import type { ToolCallRequest } from './middleware.js';
 import { type ToolOutcome, toOutcome } from './outcome.js';
@@ -30,16 +31,19 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
   const onRunAbort = () => controller.abort(signal.reason);
   signal.addEventListener('abort', onRunAbort, { once: true });
   const state = session.state;
-  const context: ToolContext = {
+  const turnId = session.turn!.turnId;
+  // One context per middleware layer and one for the tool, so each one's events name their emitter.
+  const contextFor = (source: EventSource): ToolContext => ({
     threadId: session.threadId,
-    turnId: session.turn!.turnId,
+    turnId,
     idempotencyKey: record.idempotencyKey,
     approved: record.approved,
     signal: controller.signal,
     get state() {
       return state.values;
     },
-  };
+    emit: session.events.emitter(source),
+  });
   // Violations stay fatal even if an outer middleware catches what its `next` threw.
   const violations: Error[] = [];
   const wrappers = setup.middleware.filter((m) => m.wrapToolCall);
@@ -47,7 +51,7 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
   const execute = async (req: ToolCallRequest): Promise<ToolOutcome> => {
     let outcome: ToolOutcome;
     try {
-      outcome = toOutcome(await req.tool.execute(req.call.args, context), req.tool.name);
+      outcome = toOutcome(await req.tool.execute(req.call.args, contextFor({ tool: req.tool.name })), req.tool.name);
     } catch (e) {
       return { type: 'error', message: errorMessage(e) };
     }
@@ -70,6 +74,7 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
       return inner;
     };
     const where = `wrapToolCall of middleware "${m.name}"`;
+    const context = contextFor({ middleware: m.name });
     const returned: unknown = await callHook(where, () => m.wrapToolCall!(req, next, context), signal);
     if (typeof returned !== 'object' || returned === null || !outcomeTypes.has((returned as ToolOutcome).type)) {
       throw new RunFailure(`${where} returned ${JSON.stringify(returned)}; expected a ToolOutcome`);

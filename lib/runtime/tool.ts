@@ -1,3 +1,4 @@
+import type { EmittedEvent } from './events.js';
 import type { ToolSpec } from './model.js';
 import type { ToolResult } from './outcome.js';
 
@@ -9,6 +10,8 @@ export interface ToolContext {
   approved: boolean;
   signal: AbortSignal;
   state: Readonly<Record<string, unknown>>;
+  /** Reports a small event of this run (RunEvent), attributed to the middleware or tool it was given to. */
+  emit(event: EmittedEvent): void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a tool list holds tools of many argument types

@@ -1,3 +1,4 @@
+import type { RunEvent } from '../runtime/events.js';
 import { errorMessage } from '../runtime/failure.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
@@ -13,12 +14,10 @@ import {
 } from './select.js';
 import { requestSummary, summarizerRequest } from './summarizer.js';
 
-/** What Summarization reports through `onEvent` (the runtime has no run-level events). */
-export type SummarizationEvent =
+/** The details of the events Summarization emits into the run's events. */
+type SummarizationEventDetails =
   | {
       type: 'summarized';
-      threadId: string;
-      turnId: string;
       step: number;
       /** Messages this summary newly covers. */
       coveredMessages: number;
@@ -28,13 +27,14 @@ export type SummarizationEvent =
     }
   | {
       type: 'summary-failed';
-      threadId: string;
-      turnId: string;
       step: number;
       /** Why: the summarizer's error, or 'aborted'. The request was sent unsummarized. */
       reason: string;
       aborted: boolean;
     };
+
+/** A RunEvent of Summarization (`middleware: 'Summarization'`), in RunResult.events and createAgent's onEvent. */
+export type SummarizationEvent = RunEvent & SummarizationEventDetails;
 
 export interface SummarizationOptions {
   /** The model that writes the summaries; it gets no tools. */
@@ -43,8 +43,6 @@ export interface SummarizationOptions {
   triggerTokens: number;
   /** How many of the latest messages are always sent as they are; default 6, at least 1. */
   keepMessages?: number;
-  /** Told when a summary is made or fails. A listener that throws is ignored (with a console warning). */
-  onEvent?: (event: SummarizationEvent) => void;
 }
 
 function checkCount(name: string, value: unknown, min: number): number {
@@ -69,20 +67,15 @@ export class Summarization implements Middleware {
   readonly triggerTokens: number;
   readonly keepMessages: number;
   readonly writes: Readonly<Record<string, StateKey>>;
-  readonly #onEvent: SummarizationOptions['onEvent'];
 
   constructor(options: SummarizationOptions) {
     if (typeof options !== 'object' || options === null) {
       throw new TypeError('Summarization: options must be an object with model and triggerTokens');
     }
     if (typeof options.model !== 'function') throw new TypeError('Summarization: options.model must be a function');
-    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
-      throw new TypeError('Summarization: options.onEvent must be a function');
-    }
     this.model = options.model;
     this.triggerTokens = checkCount('triggerTokens', options.triggerTokens, 1);
     this.keepMessages = checkCount('keepMessages', options.keepMessages ?? 6, 1);
-    this.#onEvent = options.onEvent;
     const key: StateKey<SummarizationState> = { initial: emptySummarization(), onBlock: 'restore' };
     this.writes = Object.freeze({ [Summarization.key]: key as StateKey });
   }
@@ -119,13 +112,13 @@ export class Summarization implements Middleware {
       summary,
       coveredMessageIds: [...state.coveredMessageIds, ...older.map((m) => m.id)],
     };
-    this.#emit({
+    context.emit({
       type: 'summarized',
-      ...where(context),
+      step: context.step,
       coveredMessages: older.length,
       tokensBefore,
       tokensAfter: messagesTokens(messages),
-    });
+    } satisfies SummarizationEventDetails);
     const reply = await send(messages);
     return { ...reply, update: { [Summarization.key]: value } };
   }
@@ -135,19 +128,7 @@ export class Summarization implements Middleware {
     const reason = aborted ? 'aborted' : errorMessage(error);
     const outcome = aborted ? 'the run was aborted' : 'the messages were sent unsummarized';
     console.warn(`Summarization: the summary failed (${reason}); ${outcome}`);
-    this.#emit({ type: 'summary-failed', ...where(context), reason, aborted });
+    const event: SummarizationEventDetails = { type: 'summary-failed', step: context.step, reason, aborted };
+    context.emit(event);
   }
-
-  #emit(event: SummarizationEvent): void {
-    if (!this.#onEvent) return;
-    try {
-      this.#onEvent(event);
-    } catch (error) {
-      console.warn('Summarization: an onEvent listener threw', error);
-    }
-  }
-}
-
-function where(context: HookContext): { threadId: string; turnId: string; step: number } {
-  return { threadId: context.threadId, turnId: context.turnId, step: context.step };
 }

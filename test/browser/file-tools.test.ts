@@ -13,6 +13,7 @@ const context: ToolContext = {
   approved: false,
   signal: new AbortController().signal,
   state: {},
+  emit: () => {},
 };
 
 describe('file tools in a real browser', () => {

@@ -18,6 +18,7 @@ function context(threadId = 't1'): ToolContext {
     approved: false,
     signal: new AbortController().signal,
     state: {},
+    emit: () => {},
   };
 }
 

@@ -15,6 +15,7 @@ export function hookContext(over: Partial<HookContext> = {}): HookContext {
     state: {},
     messages: [],
     ...over,
+    emit: over.emit ?? (() => {}),
   };
 }
 
@@ -27,6 +28,7 @@ export function toolContext(over: Partial<ToolContext> = {}): ToolContext {
     signal: new AbortController().signal,
     state: {},
     ...over,
+    emit: over.emit ?? (() => {}),
   };
 }
 

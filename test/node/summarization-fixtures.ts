@@ -74,7 +74,6 @@ export function cleanupAgent(
     model: summarizer,
     triggerTokens: 200,
     keepMessages: 2,
-    onEvent: (event) => options.events?.push(event),
   });
   const middleware =
     order === 'offload-only'
@@ -91,6 +90,9 @@ export function cleanupAgent(
     tools: [fetchPage, note, ...files],
     middleware,
     checkpointer: options.checkpointer,
+    onEvent: (event) => {
+      if (event.middleware === 'Summarization') options.events?.push(event as SummarizationEvent);
+    },
   });
   return { agent, model, offload, summarizer };
 }

@@ -43,12 +43,9 @@ describe('Summarization options', () => {
     );
   });
 
-  it('rejects a missing model or a non-function onEvent with a TypeError', () => {
+  it('rejects a missing model with a TypeError', () => {
     expect(() => new Summarization({ triggerTokens: 10 } as never)).toThrow(/options\.model must be a function/);
     expect(() => new Summarization(undefined as never)).toThrow(TypeError);
-    expect(() => new Summarization({ model, triggerTokens: 10, onEvent: 'log' as never })).toThrow(
-      /options\.onEvent must be a function/,
-    );
   });
 
   it('keeps 6 messages by default and writes only its own key, restored by an output Block', () => {

@@ -1,6 +1,7 @@
 // Summarization in the agent loop: when it summarizes, what the model is sent, what is kept.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
+import type { RunEvent } from '../../lib/runtime/events.js';
 import { joinText, type Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { Model, ModelReply } from '../../lib/runtime/model.js';
@@ -23,22 +24,27 @@ interface Setup {
   extra?: Middleware[];
 }
 
-/** One run of echo steps (one per letter), then "done"; returns the agent model, the history and the events. */
+/** The events Summarization emitted into a run's events. */
+const summarizationEvents = (events: readonly RunEvent[]) =>
+  events.filter((e): e is SummarizationEvent => e.middleware === 'Summarization');
+
+/**
+ * One run of echo steps (one per letter), then "done"; returns the agent model, the history and
+ * Summarization's events (from RunResult.events).
+ */
 async function echoRun(letters: string[], setup: Setup) {
   const summarizer = setup.summarizer ?? recordingSummarizer();
-  const events: SummarizationEvent[] = [];
   const summarization = new Summarization({
     model: summarizer,
     triggerTokens: setup.triggerTokens,
     keepMessages: setup.keepMessages ?? 2,
-    onEvent: (e) => events.push(e),
   });
   const model = scriptedModel([...letters.map(echoStep), { content: 'done' }]);
   const agent = createAgent({ model, tools: [echo], middleware: [summarization, ...(setup.extra ?? [])] });
   const result = await agent.run('start', { threadId: 't1' });
   const history = await agent.messages('t1');
   const state = (await agent.state('t1'))[Summarization.key] as { summary: string; coveredMessageIds: string[] };
-  return { agent, model, summarizer, result, history, state, events };
+  return { agent, model, summarizer, result, history, state, events: summarizationEvents(result.events) };
 }
 
 const ids = (messages: readonly Message[]) => messages.map((m) => m.id);
@@ -161,12 +167,17 @@ describe('Summarization: failures never lose messages', () => {
     expect(model.requests[3]!.messages).toEqual(history.slice(0, 7)); // unsummarized
     expect(events[0]).toEqual({
       type: 'summary-failed',
+      middleware: 'Summarization',
       threadId: 't1',
       turnId: expect.any(String),
+      at: expect.any(Number),
       step: 4,
       reason: 'rate limited',
       aborted: false,
     });
+    // Reported among the run's events where it happened: before step 4's model call, which went unsummarized.
+    const order = result.events.map((e) => (e.type === 'model-call' ? `model-call ${e.step}` : e.type));
+    expect(order.indexOf('summary-failed')).toBe(order.indexOf('model-call 4') - 1);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('rate limited'));
     // The next step tries again.
     expect(summaryText(model.requests[4]!.messages[0]!)).toBe(`${marker}\nsummary after retry`);
@@ -207,7 +218,6 @@ describe('Summarization: failures never lose messages', () => {
   it('an aborted summary call stops the run without losing a message or writing a summary', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const controller = new AbortController();
-    const events: SummarizationEvent[] = [];
     // A summarizer that never answers and ignores the signal: the abort must still end the wait.
     const summarizer: Model = () => {
       queueMicrotask(() => controller.abort());
@@ -217,14 +227,16 @@ describe('Summarization: failures never lose messages', () => {
       model: summarizer,
       triggerTokens: 300,
       keepMessages: 2,
-      onEvent: (e) => events.push(e),
     });
     const model = scriptedModel([echoStep('a'), echoStep('b'), echoStep('c'), { content: 'done' }]);
     const agent = createAgent({ model, tools: [echo], middleware: [summarization] });
     const result = await agent.run('start', { threadId: 't1', signal: controller.signal });
     expect(result).toMatchObject({ status: 'failed', reason: 'aborted' });
     expect(model.requests).toHaveLength(3);
-    expect(events).toEqual([expect.objectContaining({ type: 'summary-failed', reason: 'aborted', aborted: true })]);
+    expect(summarizationEvents(result.events)).toEqual([
+      expect.objectContaining({ type: 'summary-failed', reason: 'aborted', aborted: true }),
+    ]);
+    expect(result.events.at(-1)).toMatchObject({ type: 'run-ended', status: 'failed', reason: 'aborted' });
     const history = await agent.messages('t1');
     expect(history).toHaveLength(7);
     expect((await agent.state('t1'))[Summarization.key]).toEqual({ summary: '', coveredMessageIds: [] });
@@ -242,20 +254,20 @@ describe('Summarization: failures never lose messages', () => {
     expect(await agent.messages('t1')).toEqual([]);
   });
 
-  it('a listener that throws is ignored with a warning', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const summarization = new Summarization({
-      model: recordingSummarizer(),
-      triggerTokens: 300,
-      keepMessages: 2,
-      onEvent: () => {
-        throw new Error('listener bug');
-      },
-    });
+  it("tells createAgent's onEvent listener as it happens, the same events as RunResult.events", async () => {
+    const heard: RunEvent[] = [];
+    const summarization = new Summarization({ model: recordingSummarizer(), triggerTokens: 300, keepMessages: 2 });
     const model = scriptedModel([echoStep('a'), echoStep('b'), echoStep('c'), { content: 'done' }]);
-    const agent = createAgent({ model, tools: [echo], middleware: [summarization] });
-    expect((await agent.run('start', { threadId: 't1' })).status).toBe('completed');
-    expect(summaryText(model.requests[3]!.messages[0]!)).toBe(`${marker}\nsummary 1`);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('onEvent'), expect.any(Error));
+    const agent = createAgent({
+      model,
+      tools: [echo],
+      middleware: [summarization],
+      onEvent: (e) => heard.push(e),
+    });
+    const result = await agent.run('start', { threadId: 't1' });
+    expect(summarizationEvents(heard)).toEqual([
+      expect.objectContaining({ type: 'summarized', middleware: 'Summarization', threadId: 't1', step: 4 }),
+    ]);
+    expect(heard).toEqual(result.events);
   });
 });

@@ -1,0 +1,121 @@
+// What ToolOutputOffload reports in the run's events: stored results, storage failures, summary drops.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RunEvent } from '../../lib/runtime/events.js';
+import type { Message } from '../../lib/runtime/messages.js';
+import { scriptedModel } from '../../lib/testing.js';
+import { utf8Bytes } from '../../lib/text.js';
+import { calls, fakeSummarization, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+const offloadEvents = (events: readonly RunEvent[]) =>
+  events.filter((e) => e.middleware === 'ToolOutputOffload').map(({ at: _at, turnId: _turn, ...rest }) => rest);
+const quota = () => new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+
+describe('ToolOutputOffload events', () => {
+  it('reports a stored result with its path, bytes and whether it was cut, and no text', async () => {
+    const model = scriptedModel([calls(['emit', { lines: 100, tag: 'big' }]), reply()]);
+    const { agent } = offloadAgent(model);
+    const result = await agent.run('go', { threadId: 'a' });
+    const path = pathIn(shown(result.messages));
+    const toolCall = result.events.find((e) => e.type === 'tool-call')!;
+
+    expect(offloadEvents(result.events)).toEqual([
+      {
+        type: 'offloaded',
+        middleware: 'ToolOutputOffload',
+        threadId: 'a',
+        path,
+        bytes: utf8Bytes(linesOf(100, 80, 'big')),
+        truncated: false,
+      },
+    ]);
+    expect(path).toBe(`/large_tool_results/${toolCall.idempotencyKey}`);
+    // Emitted inside the call, before the runtime reports it and commits the store change.
+    expect(result.events.map((e) => e.type).slice(1, 6)).toEqual([
+      'model-call',
+      'offloaded',
+      'tool-call',
+      'state-applied',
+      'model-call',
+    ]);
+    expect(result.events.find((e) => e.type === 'state-applied')).toMatchObject({ keys: ['toolOutputOffload'] });
+    expect(JSON.stringify(result.events)).not.toContain('big 0');
+  });
+
+  it('says when the stored text was cut to maxResultBytes', async () => {
+    const model = scriptedModel([calls(['emit', { lines: 100 }]), reply()]);
+    const { agent } = offloadAgent(model, { offload: { maxResultBytes: 5000 } });
+    const result = await agent.run('go', { threadId: 'a' });
+    expect(offloadEvents(result.events)).toEqual([
+      expect.objectContaining({ type: 'offloaded', bytes: 5000, truncated: true }),
+    ]);
+  });
+
+  it('reports a result that could not be stored (quota full while staging); the run goes on', async () => {
+    const model = scriptedModel([calls(['emit', { lines: 100 }]), reply()]);
+    const { agent, store } = offloadAgent(model);
+    vi.spyOn(store, 'stage').mockRejectedValue(quota());
+    const result = await agent.run('go', { threadId: 'a' });
+    expect(result.status).toBe('completed');
+    const key = result.events.find((e) => e.type === 'tool-call')!.idempotencyKey;
+    expect(offloadEvents(result.events)).toEqual([
+      {
+        type: 'offload-failed',
+        middleware: 'ToolOutputOffload',
+        threadId: 'a',
+        path: `/large_tool_results/${key}`,
+        bytes: utf8Bytes(linesOf(100)),
+        why: 'QuotaExceededError: The quota has been exceeded.',
+      },
+    ]);
+  });
+
+  it('reports a result whose commit hit the quota after it was staged', async () => {
+    const model = scriptedModel([calls(['emit', { lines: 100 }]), reply()]);
+    const { agent, store } = offloadAgent(model);
+    vi.spyOn(store, 'apply').mockRejectedValueOnce(quota());
+    const result = await agent.run('go', { threadId: 'a' });
+    expect(result.status).toBe('completed');
+    const key = result.events.find((e) => e.type === 'tool-call')!.idempotencyKey;
+    const path = `/large_tool_results/${key}`;
+    expect(offloadEvents(result.events).map((e) => e.type)).toEqual(['offloaded', 'offload-failed']);
+    expect(offloadEvents(result.events)[1]).toEqual({
+      type: 'offload-failed',
+      middleware: 'ToolOutputOffload',
+      threadId: 'a',
+      path,
+      bytes: 0,
+      why: `QuotaExceededError: The quota has been exceeded. (while making ${path} live; it was not stored)`,
+    });
+    expect(await store.list('a')).toEqual([]);
+  });
+
+  it('reports the results it drops after a summary covers them', async () => {
+    const model = scriptedModel([
+      calls(['emit', { lines: 100, tag: 'covered' }]),
+      reply('first turn'),
+      reply('second turn'),
+    ]);
+    let covered: string[] | undefined;
+    const summarization = fakeSummarization((messages) => {
+      covered ??= toolMessagesOf(messages).map((m) => m.id);
+      return covered;
+    });
+    const { agent, store } = offloadAgent(model, { outer: [summarization] });
+    const first = await agent.run('one', { threadId: 'a' });
+    const [stored] = await store.list('a');
+    expect(offloadEvents(first.events).map((e) => e.type)).toEqual(['offloaded']);
+
+    const second = await agent.run('two', { threadId: 'a' });
+    expect(offloadEvents(second.events)).toEqual([
+      { type: 'summarized-drop', middleware: 'ToolOutputOffload', threadId: 'a', keys: [stored!.key] },
+    ]);
+    expect(await store.list('a')).toEqual([]);
+  });
+});
+
+function shown(messages: readonly Message[]): string {
+  const part = toolMessagesOf(messages)[0]!.content[0]!;
+  return part.type === 'text' ? part.text : '';
+}
