@@ -35,8 +35,8 @@ const excerptChars = 300;
 /**
  * A Model for any endpoint that speaks the OpenAI Chat Completions API (OpenAI, Azure-style proxies,
  * Ollama, LM Studio, vLLM, OpenRouter …), over fetch, without streaming. Every failure throws an
- * Error naming what was wrong (HTTP status and body, a reply that is not JSON, no choices, tool
- * arguments that are not JSON); the runtime turns it into a failed run and keeps the thread as it was.
+ * Error naming what was wrong (HTTP status and body, a reply that is not JSON, no choices, a tool
+ * call without a name); the runtime turns it into a failed run and keeps the thread as it was.
  */
 export function openAICompatibleModel(options: OpenAICompatibleModelOptions): Model {
   const { url, model, headers, fetchImpl } = resolve(options);
@@ -200,16 +200,20 @@ function fromWireCall(call: unknown, index: number): ToolCall {
     throw new Error(`${who}: tool_calls[${index}] has no function name: ${excerpt(JSON.stringify(call))}`);
   }
   const id = (call as { id?: unknown }).id;
-  return { id: typeof id === 'string' && id !== '' ? id : `call_${index}`, name, args: parseArgs(fn?.arguments, name) };
+  return { id: typeof id === 'string' && id !== '' ? id : `call_${index}`, name, args: parseArgs(fn?.arguments) };
 }
 
-function parseArgs(args: unknown, tool: string): unknown {
+/**
+ * Arguments that are not JSON stay the model's raw string: the runtime's schema check then answers
+ * the call with an error tool message the model can correct, rather than failing the whole run.
+ */
+function parseArgs(args: unknown): unknown {
   if (args === undefined || args === null || args === '') return {};
   if (typeof args !== 'string') return args; // a server that already parsed them
   try {
     return JSON.parse(args);
   } catch {
-    throw new Error(`${who}: the model called tool "${tool}" with arguments that are not valid JSON: ${excerpt(args)}`);
+    return args;
   }
 }
 

@@ -1,4 +1,5 @@
 import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import { cutToChars } from '../text.js';
 import type { Tool } from './tool.js';
 
 const validators = new WeakMap<Tool, Validator>();
@@ -28,7 +29,10 @@ export function argumentError(tool: Tool, args: unknown): string | undefined {
   const errors = specific.length > 0 ? specific : result.errors;
   const listed = errors.slice(0, maxListed).map(describe);
   if (errors.length > maxListed) listed.push(`and ${errors.length - maxListed} more`);
-  return `Invalid arguments for tool "${tool.name}": ${listed.join('; ')}`;
+  // A model adapter passes arguments that were not valid JSON on as their raw text.
+  const raw =
+    typeof args === 'string' ? ` The arguments were text, not JSON: ${JSON.stringify(cutToChars(args, 200))}.` : '';
+  return `Invalid arguments for tool "${tool.name}": ${listed.join('; ')}.${raw}`;
 }
 
 function describe(error: OutputUnit): string {

@@ -197,13 +197,6 @@ describe('openAICompatibleModel: the reply', () => {
     [json({ object: 'chat.completion', choices: [] }), /no choices\[0\]\.message/],
     [json({ error: { message: 'model overloaded' } }), /the reply is an error: model overloaded/],
     [
-      completion({
-        content: null,
-        tool_calls: [{ id: 'c', function: { name: 'fetch_page', arguments: '{"url": "http' } }],
-      }),
-      /called tool "fetch_page" with arguments that are not valid JSON: \{"url": "http/,
-    ],
-    [
       completion({ content: null, tool_calls: [{ id: 'c', function: { arguments: '{}' } }] }),
       /tool_calls\[0\] has no function name/,
     ],
@@ -283,5 +276,24 @@ describe('openAICompatibleModel in an agent', () => {
     const recovered = await agent.recover('t');
     expect(recovered.status).toBe('completed');
     expect(recovered.output?.content).toEqual([{ type: 'text', text: 'Back again.' }]);
+  });
+
+  it('arguments that are not JSON become an error tool message the model can correct', async () => {
+    const fetch = fakeFetch(
+      completion({ content: null, tool_calls: [{ id: 'x1', function: { name: 'echo', arguments: '{"text": "hi' } }] }),
+      completion({ content: null, tool_calls: [{ id: 'x2', function: { name: 'echo', arguments: '{"text":"hi"}' } }] }),
+      completion({ content: 'Fixed it.' }),
+    );
+    const agent = createAgent({
+      model: openAICompatibleModel({ baseUrl: 'http://x/v1', model: 'm', fetch }),
+      tools: [echo],
+    });
+
+    const result = await agent.run('say hi', { threadId: 't' });
+    expect(result.status).toBe('completed');
+    const [bad, good] = result.messages.filter((m) => m.role === 'tool');
+    expect(bad).toMatchObject({ toolCallId: 'x1', isError: true });
+    expect(JSON.stringify(bad!.content)).toMatch(/Invalid arguments for tool .*echo.*were text, not JSON.*text.*hi/);
+    expect(good).toMatchObject({ toolCallId: 'x2', isError: false, content: [{ type: 'text', text: 'echo: hi' }] });
   });
 });
