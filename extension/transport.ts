@@ -64,8 +64,6 @@ export interface Warning {
 }
 
 export type FromPanel = Attach | Ping | InspectorRequest;
-export type FromPage = Ready | Warning | InspectorResponse | ChangeNotice;
-export type FromWorker = FromPage | Detached;
 
 export const control = {
   attach: (tabId: number): Attach => ({ protocol: CONTROL, kind: 'attach', tabId }),
@@ -80,7 +78,7 @@ function clip(text: string): string {
 }
 
 /** The message's size as Chrome serializes it (JSON); Infinity for what JSON cannot carry. */
-export function jsonLength(value: unknown): number {
+function jsonLength(value: unknown): number {
   try {
     return JSON.stringify(value)?.length ?? Number.POSITIVE_INFINITY;
   } catch {
