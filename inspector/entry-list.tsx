@@ -1,4 +1,4 @@
-import { useId, useRef, useState } from 'preact/hooks';
+import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { StoredResultInfo } from '../lib/store/offload-store.js';
 import { formatAge, formatBytes, formatCount } from './format.js';
 import { type ColumnId, columns, entryId, type Sort } from './rows.js';
@@ -68,9 +68,24 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
   const scrollRef = useRef<HTMLDivElement>(null);
   const gridRef = useRef<HTMLTableElement>(null);
   const idPrefix = useId();
-  const [active, setActive] = useState(0);
+  // The active row is an entry (threadId + key), not a position: it follows its entry when live
+  // updates, sorting or filtering move it. Starting on the selection keeps the two on one row.
+  const [activeId, setActiveId] = useState(selectedId);
+  // Where the active entry was last seen: while the filter hides it (or once it is gone), the
+  // keys start from there, and it is active again when it returns.
+  const lastIndex = useRef(0);
   const virtualizer = useVirtualizer(rows.length, ROW_HEIGHT, scrollRef, ROW_HEIGHT);
-  const activeIndex = Math.min(active, rows.length - 1);
+  const found = useMemo(
+    () => (activeId === undefined ? -1 : rows.findIndex((row) => entryId(row.threadId, row.key) === activeId)),
+    [rows, activeId],
+  );
+  if (found >= 0) lastIndex.current = found;
+  const activeIndex = found >= 0 ? found : Math.min(lastIndex.current, rows.length - 1);
+  const activate = (index: number) => {
+    const entry = rows[index];
+    lastIndex.current = index;
+    setActiveId(entry && entryId(entry.threadId, entry.key));
+  };
 
   const onKeyDown = (event: KeyboardEvent) => {
     // Header buttons handle their own keys.
@@ -80,7 +95,7 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
     if (move) {
       event.preventDefault();
       const next = move(Math.max(0, activeIndex), rows.length - 1);
-      setActive(next);
+      activate(next);
       virtualizer.scrollToIndex(next, { align: 'auto' });
       return;
     }
@@ -144,7 +159,7 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
                 class={item.index === activeIndex ? 'row cols active' : 'row cols'}
                 style={{ transform: `translateY(${item.start - ROW_HEIGHT}px)` }}
                 onClick={() => {
-                  setActive(item.index);
+                  activate(item.index);
                   onSelect(entry);
                   gridRef.current?.focus({ preventScroll: true });
                 }}
