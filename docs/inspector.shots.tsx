@@ -5,8 +5,8 @@ import {
   CompositeBackend,
   createAgent,
   fileTools,
+  IndexedDbOffloadStore,
   MemoryBackend,
-  MemoryOffloadStore,
   type ToolCall,
   ToolOutputOffload,
   tool,
@@ -35,8 +35,9 @@ const searchLogs = tool<{ service: string; lines: number }>({
   execute: ({ service, lines }) => logLines(lines, service),
 });
 
-async function storeFromRuns(): Promise<MemoryOffloadStore> {
-  const store = new MemoryOffloadStore();
+/** IndexedDB, as in an app: the header shows the origin's storage (navigator.storage.estimate()). */
+async function storeFromRuns(): Promise<IndexedDbOffloadStore> {
+  const store = new IndexedDbOffloadStore({ name: `inspector-shots-${Date.now()}` });
   const offload = new ToolOutputOffload({ store, thresholdTokens: 2000, maxResultBytes: 150_000, maxTotalBytes: bound });
   const call = (id: string, service: string, lines: number): ToolCall => ({
     id,
@@ -61,9 +62,11 @@ async function storeFromRuns(): Promise<MemoryOffloadStore> {
 it('renders the inspector for the README', async () => {
   await page.viewport(1280, 760);
   document.body.style.margin = '0';
-  const view = mount({ store: await storeFromRuns() }, { bound });
+  const store = await storeFromRuns();
+  const view = mount({ store }, { bound });
   view.container.style.cssText = 'width: 1280px; height: 720px;';
   await until(() => expect(view.paths().length).toBeGreaterThan(3));
+  await until(() => expect(view.one('.title').textContent).toContain('origin storage'));
   await page.screenshot({ path: 'inspector-entries.png', element: view.container });
   view.all('tbody tr.row')[1]!.click();
   await until(() => expect(view.all('.lt').length).toBeGreaterThan(5));
@@ -71,4 +74,6 @@ it('renders the inspector for the README', async () => {
   button(view, view.all('[role="tab"]')[1]!.textContent!).click();
   await until(() => expect(view.all('.timeline li').length).toBeGreaterThan(0));
   await page.screenshot({ path: 'inspector-evictions.png', element: view.container });
+  view.unmount();
+  await store.deleteDatabase();
 }, 120_000);

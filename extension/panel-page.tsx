@@ -43,7 +43,11 @@ export function PanelPage({ runtime, tabId, timing }: PanelPageProps) {
     [runtime, tabId, channel],
   );
   // Mounted once the page was first reached, so the inspector's first reads go straight through.
-  useEffect(() => (reached ? mountInspector(host.current!, { channel }) : undefined), [reached, channel]);
+  // Labelled by the tab: the channel's name is this page's private detail.
+  useEffect(
+    () => (reached ? mountInspector(host.current!, { channel }, { label: `DevTools · tab ${tabId}` }) : undefined),
+    [reached, channel, tabId],
+  );
 
   const { tone, text } = describe(status, tabId);
   const warning = status.state === 'connected' ? status.warning : undefined;

@@ -1,19 +1,23 @@
 import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import { isStoreInfo } from './store-info.js';
 
 /**
  * The messages between `exposeToInspector` (the window that holds the store) and a panel mounted
  * with `{ channel }`. The exposing side pushes change notices; the panel asks for lists, totals and
  * texts, so a stored text crosses the channel only when the panel asks for it. Every message is
  * checked on receipt: anything malformed is ignored.
+ *
+ * 'info' (the bound and the origin's storage) came later: an older exposing side ignores it, so
+ * the panel asks for it apart from the lists and does without when no answer comes.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read';
+export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info';
 
 export type InspectorRequest =
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list' | 'evictions' | 'failures' }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list' | 'evictions' | 'failures' | 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
 
@@ -59,7 +63,9 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
   const { id, op } = data;
-  if (op === 'list' || op === 'evictions' || op === 'failures') return { protocol: PROTOCOL, kind: 'request', id, op };
+  if (op === 'list' || op === 'evictions' || op === 'failures' || op === 'info') {
+    return { protocol: PROTOCOL, kind: 'request', id, op };
+  }
   if (op === 'totalBytes' && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
@@ -149,6 +155,7 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   failures: arrayOf(isFailure),
   totalBytes: isCount,
   read: isString,
+  info: isStoreInfo,
 };
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */

@@ -9,6 +9,7 @@ import {
   type RequestOp,
 } from './channel-protocol.js';
 import type { InspectorSource } from './source.js';
+import type { StoreInfo } from './store-info.js';
 
 /** How long a request waits for the exposing window before it fails with a clear error. */
 export const REQUEST_TIMEOUT_MS = 5000;
@@ -98,6 +99,7 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
     failures: () => ask<StoreFailure[]>({ op: 'failures' }),
     totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
+    info: () => ask<StoreInfo>({ op: 'info' }),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

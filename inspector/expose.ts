@@ -9,11 +9,19 @@ import {
   toWireError,
 } from './channel-protocol.js';
 import { assertInspectableStore, type InspectableStore, storeFailures } from './source.js';
+import { assertBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 export const NOTICE_BATCH_MS = 50;
 
-function answer(store: InspectableStore, request: InspectorRequest): Promise<unknown> {
+export interface ExposeOptions {
+  /** The BroadcastChannel to serve on; default 'tool-output-offload'. */
+  channel?: string;
+  /** The offload's `maxTotalBytes`: panels mounted with `{ channel }` show it in their gauges. */
+  bound?: number;
+}
+
+function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
   switch (request.op) {
     case 'list':
       return store.list();
@@ -25,21 +33,26 @@ function answer(store: InspectableStore, request: InspectorRequest): Promise<unk
       return store.totalBytes(request.threadId);
     case 'read':
       return store.read(request.threadId, request.key);
+    case 'info':
+      return readStoreInfo(store, bound);
   }
 }
 
 /**
  * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin (SPEC I2):
- * answers their requests and pushes a change notice, batched, after store events. Returns a
- * function that stops serving and closes the channel.
+ * answers their requests (with `bound` and the origin's storage when they ask for 'info') and
+ * pushes a change notice, batched, after store events. Returns a function that stops serving and
+ * closes the channel.
  */
-export function exposeToInspector(store: InspectableStore, options: { channel?: string } = {}): () => void {
+export function exposeToInspector(store: InspectableStore, options: ExposeOptions = {}): () => void {
   assertInspectableStore(store, 'exposeToInspector');
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('exposeToInspector: options must be an object like { channel: "name" }');
+    throw new TypeError('exposeToInspector: options must be an object like { channel: "name", bound: 8 << 20 }');
   }
   const name = options.channel ?? DEFAULT_CHANNEL;
   assertChannelName(name, 'exposeToInspector');
+  const bound = options.bound;
+  assertBound(bound, 'exposeToInspector');
 
   const channel = new BroadcastChannel(name);
   let closed = false;
@@ -56,7 +69,7 @@ export function exposeToInspector(store: InspectableStore, options: { channel?: 
     if (!request) return;
     const fail = (error: unknown) =>
       post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: false, error: toWireError(error) });
-    answer(store, request).then((value) => {
+    answer(store, bound, request).then((value) => {
       try {
         post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: true, value });
       } catch (error) {

@@ -1,6 +1,6 @@
 /** Human-readable sizes and times for the panel. */
 
-const units = ['B', 'KiB', 'MiB', 'GiB'];
+const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 export function formatBytes(bytes: number): string {
   let value = bytes;

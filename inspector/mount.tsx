@@ -6,16 +6,22 @@ import { exposeToInspector } from './expose.js';
 import { Floating } from './floating.js';
 import { Panel } from './panel.js';
 import { assertInspectableStore, type InspectableStore, type InspectorSource, storeSource } from './source.js';
+import { assertBound } from './store-info.js';
 import { applyStyles } from './styles.js';
 
 export interface InspectorOptions {
   /** 'embedded' (default) fills the target; 'floating' shows a toggle button that opens a docked panel. */
   mode?: 'embedded' | 'floating';
-  /** The store's maxTotalBytes, for the per-thread gauges; without it the bound shows as unknown. */
+  /**
+   * The store's maxTotalBytes, for the per-thread gauges. With `{ channel }` it defaults to the
+   * bound the exposing window gave exposeToInspector; without either the bound shows as unknown.
+   */
   bound?: number;
+  /** Names the source in the header (e.g. "DevTools · tab 12") instead of "this window" or the channel's name. */
+  label?: string;
   /**
    * With `{ store }`: a page of this origin that mounts the inspector with `{ channel }`. When set,
-   * the panel shows "Pop out", which exposes the store on `channel` and opens this URL.
+   * the panel shows "Pop out", which exposes the store (and `bound`) on `channel` and opens this URL.
    */
   popOutUrl?: string | URL;
   /** The channel "Pop out" exposes the store on; default 'tool-output-offload'. */
@@ -40,12 +46,13 @@ function checkOptions(options: InspectorOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('mountInspector: options must be an object');
   }
-  const { mode, bound, popOutUrl } = options;
+  const { mode, bound, popOutUrl, label } = options;
   if (mode !== undefined && mode !== 'embedded' && mode !== 'floating') {
     throw new TypeError(`mountInspector: mode must be 'embedded' or 'floating', got ${JSON.stringify(mode)}`);
   }
-  if (bound !== undefined && !(typeof bound === 'number' && Number.isFinite(bound) && bound > 0)) {
-    throw new RangeError(`mountInspector: bound must be a positive number of bytes, got ${String(bound)}`);
+  assertBound(bound, 'mountInspector');
+  if (label !== undefined && typeof label !== 'string') {
+    throw new TypeError(`mountInspector: label must be a string, got ${typeof label}`);
   }
   if (popOutUrl !== undefined && typeof popOutUrl !== 'string' && !(popOutUrl instanceof URL)) {
     throw new TypeError('mountInspector: popOutUrl must be a string or a URL');
@@ -98,13 +105,21 @@ export function mountInspector(
   const onPopOut =
     store && popOutUrl !== undefined
       ? () => {
-          stopExposing ??= exposeToInspector(store, { channel: options.channel ?? DEFAULT_CHANNEL });
+          stopExposing ??= exposeToInspector(store, {
+            channel: options.channel ?? DEFAULT_CHANNEL,
+            bound: options.bound,
+          });
           const opened = document.defaultView?.open(String(popOutUrl), '_blank', 'popup,width=1100,height=720');
           return opened ? undefined : 'The browser blocked the pop-up window: allow pop-ups for this page.';
         }
       : undefined;
 
-  const props = { source: inspectorSource, bound: options.bound, onPopOut };
+  const props = {
+    source: inspectorSource,
+    label: options.label || inspectorSource.label,
+    bound: options.bound,
+    onPopOut,
+  };
   render(options.mode === 'floating' ? <Floating {...props} /> : <Panel {...props} />, container);
 
   let mounted = true;

@@ -5,14 +5,17 @@ import { EntryList } from './entry-list.js';
 import { EvictionList, FailureList } from './eviction-list.js';
 import { formatCount } from './format.js';
 import { Gauges } from './gauge.js';
+import { OriginStorage } from './origin-storage.js';
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
 import type { InspectorSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
-import { useNow, useSnapshot } from './use-store.js';
+import { useNow, useSnapshot, useStoreInfo } from './use-store.js';
 
 export interface PanelProps {
   source: InspectorSource;
-  /** maxTotalBytes, for the gauges; unknown when absent. */
+  /** Names the source in the header. */
+  label: string;
+  /** maxTotalBytes, for the gauges; else the bound the source reports, else unknown. */
   bound?: number;
   /** Opens the panel in another window; returns a message when it could not. */
   onPopOut?: () => string | undefined;
@@ -29,8 +32,9 @@ function latestEviction(evictions: readonly EvictionRecord[], threadId: string, 
 }
 
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
-export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
+export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const { snapshot, error } = useSnapshot(source);
+  const info = useStoreInfo(source);
   const now = useNow();
   const [sort, setSort] = useState<Sort>(defaultSort);
   const [filter, setFilter] = useState<Filter>({ threadId: '', text: '' });
@@ -75,8 +79,9 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
             {snapshot
               ? `${formatCount(snapshot.entries.length)} entries · ${formatCount(snapshot.evictions.length)} evictions`
               : 'loading…'}{' '}
-            · {source.label}
+            · {label}
           </span>
+          <OriginStorage info={info} />
         </div>
         <select
           aria-label="Filter by thread"
@@ -124,7 +129,7 @@ export function Panel({ source, bound, onPopOut, onClose }: PanelProps) {
           {error}
         </div>
       )}
-      {snapshot && <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound} />}
+      {snapshot && <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound ?? info.bound} />}
       <Tabs
         current={view}
         onChange={setTab}

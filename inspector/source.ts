@@ -5,13 +5,19 @@ import type {
   StoreEvent,
   StoreFailure,
 } from '../lib/store/offload-store.js';
+import { readStoreInfo, type StoreInfo } from './store-info.js';
 
 /**
  * The read side of a store: all the inspector needs. `failures` is optional so a store written
- * before it existed (or any custom store) still works.
+ * before it existed (or any custom store) still works; `estimate` (IndexedDbOffloadStore has it)
+ * and `persisted` are shown in the header where the store has them.
  */
 export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' | 'totalBytes' | 'subscribe'> & {
   failures?: OffloadStore['failures'];
+  /** The origin's `navigator.storage.estimate()`, where the browser tells. */
+  estimate?(): Promise<StorageEstimate | undefined>;
+  /** The origin's `navigator.storage.persisted()`. */
+  persisted?(): Promise<boolean>;
 };
 
 /** What the panel reads from: a store in this window, or a store behind a channel. */
@@ -26,6 +32,8 @@ export interface InspectorSource {
   failures(): Promise<StoreFailure[]>;
   totalBytes(threadId: string): Promise<number>;
   read(threadId: string, key: string): Promise<string>;
+  /** The bound and the origin's storage, as far as the store's side knows them. */
+  info(): Promise<StoreInfo>;
   /** Calls back on every change notice, unbatched: the panel coalesces them. */
   onChange(listener: () => void): () => void;
   /** Stops listening and releases whatever the source holds (a channel). */
@@ -53,9 +61,14 @@ export function storeFailures(store: InspectableStore): Promise<StoreFailure[]> 
   return typeof store.failures === 'function' ? store.failures() : Promise.resolve([]);
 }
 
-/** A source over a store in this window. */
+/** A source over a store in this window: one subscription to the store, however many listen. */
 export function storeSource(store: InspectableStore): InspectorSource {
-  const unsubscribers = new Set<() => void>();
+  const listeners = new Set<() => void>();
+  let unsubscribe: (() => void) | undefined;
+  const stopListening = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+  };
   return {
     label: 'this window',
     store,
@@ -64,17 +77,21 @@ export function storeSource(store: InspectableStore): InspectorSource {
     failures: () => storeFailures(store),
     totalBytes: (threadId) => store.totalBytes(threadId),
     read: (threadId, key) => store.read(threadId, key),
+    // The bound of a store in this window is mountInspector's own option.
+    info: () => readStoreInfo(store, undefined),
     onChange(listener) {
-      const unsubscribe = store.subscribe((_event: StoreEvent) => listener());
-      unsubscribers.add(unsubscribe);
+      listeners.add(listener);
+      unsubscribe ??= store.subscribe((_event: StoreEvent) => {
+        for (const each of [...listeners]) each();
+      });
       return () => {
-        unsubscribers.delete(unsubscribe);
-        unsubscribe();
+        listeners.delete(listener);
+        if (listeners.size === 0) stopListening();
       };
     },
     close() {
-      for (const unsubscribe of unsubscribers) unsubscribe();
-      unsubscribers.clear();
+      listeners.clear();
+      stopListening();
     },
   };
 }

@@ -40,7 +40,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
   display: flex; flex-wrap: wrap; align-items: center; gap: 8px; padding: 6px 8px;
   border-bottom: 1px solid var(--border); background: var(--bg-alt);
 }
-.toolbar .title { margin-right: auto; display: flex; gap: 8px; align-items: baseline; }
+.toolbar .title { margin-right: auto; display: flex; flex-wrap: wrap; gap: 0 8px; align-items: baseline; }
 .toolbar input[type="search"] { width: 16em; }
 .error { color: var(--danger); padding: 4px 8px; }
 .status { color: var(--fg-muted); padding: 0 8px; min-height: 1.4em; }

@@ -2,9 +2,12 @@ import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
 import { entryId, threadsOf } from './rows.js';
 import type { InspectorSource } from './source.js';
+import type { StoreInfo } from './store-info.js';
 
 /** Change notices within this window cause one re-read: a burst of events stays a handful of reads. */
 export const RELOAD_BATCH_MS = 50;
+/** The same for the origin's storage estimate, which changes little between two events. */
+export const INFO_BATCH_MS = 500;
 
 /** Everything the panel shows but stored texts, read at one moment. */
 export interface Snapshot {
@@ -34,11 +37,16 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * The source's snapshot, re-read after changes. Notices are coalesced: the first one schedules a
- * read after RELOAD_BATCH_MS, later ones join it, and notices during a read cause one more read.
+ * `load(source)`, run again after changes. Notices are coalesced: the first one schedules a read
+ * after `batchMs`, later ones join it, and notices during a read cause one more read. A failed
+ * read keeps the last good value.
  */
-export function useSnapshot(source: InspectorSource): SnapshotState {
-  const [state, setState] = useState<SnapshotState>({});
+function useBatchedRead<T>(
+  source: InspectorSource,
+  load: (source: InspectorSource) => Promise<T>,
+  batchMs: number,
+): { value?: T; error?: string } {
+  const [state, setState] = useState<{ value?: T; error?: string }>({});
   // A layout effect starts the first read before the first paint rather than after it.
   useLayoutEffect(() => {
     let disposed = false;
@@ -50,10 +58,10 @@ export function useSnapshot(source: InspectorSource): SnapshotState {
       reading = true;
       again = false;
       try {
-        const snapshot = await loadSnapshot(source);
-        if (!disposed) setState({ snapshot });
+        const value = await load(source);
+        if (!disposed) setState({ value });
       } catch (error) {
-        if (!disposed) setState((previous) => ({ snapshot: previous.snapshot, error: errorMessage(error) }));
+        if (!disposed) setState((previous) => ({ value: previous.value, error: errorMessage(error) }));
       }
       reading = false;
       if (again) schedule();
@@ -67,7 +75,7 @@ export function useSnapshot(source: InspectorSource): SnapshotState {
       timer ??= setTimeout(() => {
         timer = undefined;
         void read();
-      }, RELOAD_BATCH_MS);
+      }, batchMs);
     };
 
     const stop = source.onChange(schedule);
@@ -77,9 +85,28 @@ export function useSnapshot(source: InspectorSource): SnapshotState {
       stop();
       clearTimeout(timer);
     };
-  }, [source]);
+  }, [source, load, batchMs]);
   return state;
 }
+
+/** The source's snapshot, re-read after changes (batched by RELOAD_BATCH_MS). */
+export function useSnapshot(source: InspectorSource): SnapshotState {
+  const { value, error } = useBatchedRead(source, loadSnapshot, RELOAD_BATCH_MS);
+  return { snapshot: value, error };
+}
+
+const loadInfo = (source: InspectorSource) => source.info();
+
+/**
+ * The bound and the origin's storage, re-read after changes: at most one `estimate()` per
+ * INFO_BATCH_MS however many events come. Empty until known; a failed read (a store exposed by
+ * an older version, which does not answer) keeps what was known, and is no error to show.
+ */
+export function useStoreInfo(source: InspectorSource): StoreInfo {
+  return useBatchedRead(source, loadInfo, INFO_BATCH_MS).value ?? noInfo;
+}
+
+const noInfo: StoreInfo = {};
 
 export type TextState =
   | { status: 'idle' }

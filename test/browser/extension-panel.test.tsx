@@ -25,8 +25,8 @@ afterEach(() => {
 const later = (stop: () => void) => cleanups.push(stop);
 
 /** The inspected page: its store exposed on its own channel, relayed by its content script. */
-function page(fake: ReturnType<typeof fakeChrome>, channel: string, store: MemoryOffloadStore) {
-  const stopExposing = exposeToInspector(store, { channel });
+function page(fake: ReturnType<typeof fakeChrome>, channel: string, store: MemoryOffloadStore, bound?: number) {
+  const stopExposing = exposeToInspector(store, { channel, bound });
   const stopRelay = startContentRelay(fake.contentScript(7), { origin: ORIGIN, channel });
   const unload = () => {
     stopExposing();
@@ -90,6 +90,26 @@ describe('the panel page', () => {
 
     await put(store, 'chat-3', 'echo', 'new result');
     await until(() => expect(panel.paths()).toContain('/large_tool_results/echo'));
+  });
+
+  it("names the tab in the inspector's header, and gauges the page's bound and origin storage through every hop", async () => {
+    const { fake, channel } = setup();
+    const store = await sampleStore();
+    Object.assign(store, {
+      estimate: async (): Promise<StorageEstimate> => ({ usage: 12.3 * 2 ** 20, quota: 1.2 * 2 ** 30 }),
+      persisted: async () => false,
+    });
+    page(fake, channel, store, 4096);
+    const panel = openPanel(fake);
+    await until(() => expect(panel.paths()).toHaveLength(3));
+    const title = () => panel.root().querySelector('.title')?.textContent ?? '';
+    expect(title()).toContain('· DevTools · tab 7');
+    expect(title()).not.toMatch(/channel|devtools · tab 7 ·/);
+    await until(() => expect(title()).toContain('origin storage: 12 MiB of 1.2 GiB · not persisted'));
+    await until(() => expect(panel.root().querySelectorAll('meter')).toHaveLength(2));
+    const chat1 = panel.root().querySelector<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]')!;
+    expect(chat1.getAttribute('aria-valuetext')).toBe('3.0 KiB of 4.0 KiB (74%)');
+    expect(panel.root().querySelector('.gauges')?.textContent).not.toContain('bound unknown');
   });
 
   it('waits for a page that has no content script yet, then attaches; after a reload it reads the new store', async () => {

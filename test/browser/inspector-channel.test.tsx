@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REQUEST_TIMEOUT_MS } from '../../inspector/channel.js';
 import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
@@ -17,8 +18,8 @@ function channelName(): string {
   return `inspector-test-${Date.now()}-${channels}`;
 }
 
-function expose(store: MemoryOffloadStore, channel: string): void {
-  stops.push(exposeToInspector(store, { channel }));
+function expose(store: MemoryOffloadStore, channel: string, bound?: number): void {
+  stops.push(exposeToInspector(store, { channel, bound }));
 }
 
 /** Everything posted on `name` from now on, as another window would receive it. */
@@ -56,6 +57,67 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     await until(() => expect(view.paths()).toContain('/large_tool_results/echo'));
     await until(() => expect(view.one('select').textContent).toContain('chat-3'));
   });
+
+  it('gauges the bound the exposing window gave; a bound given to the panel wins', async () => {
+    const channel = channelName();
+    expose(await sampleStore(), channel, 4096);
+    const view = mount({ channel });
+    await until(() => expect(view.all('meter')).toHaveLength(2));
+    const chat1 = view.one<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]');
+    expect(chat1.max).toBe(4096);
+    expect(chat1.getAttribute('aria-valuetext')).toBe('3.0 KiB of 4.0 KiB (74%)');
+    expect(view.one('.gauges').textContent).not.toContain('bound unknown');
+
+    const own = mount({ channel }, { bound: 8192 });
+    await until(() => expect(own.all('meter')).toHaveLength(2));
+    expect(own.one<HTMLMeterElement>('meter').max).toBe(8192);
+
+    const other = channelName();
+    expose(await sampleStore(), other); // no bound given
+    const unknown = mount({ channel: other });
+    await until(() => expect(unknown.paths()).toHaveLength(3));
+    await until(() => expect(unknown.one('.gauges').textContent).toContain('bound unknown'));
+  });
+
+  it('names the source with options.label instead of the channel', async () => {
+    const channel = channelName();
+    expose(await sampleStore(), channel);
+    const view = mount({ channel }, { label: 'Support agent · tab 3' });
+    await until(() => expect(view.paths()).toHaveLength(3));
+    expect(view.one('.title').textContent).toContain('Support agent · tab 3');
+    expect(view.one('.title').textContent).not.toContain(channel);
+    expect(mount({ store: await sampleStore() }, { label: 'Demo store' }).one('.title').textContent).toContain(
+      'Demo store',
+    );
+  });
+
+  it('loads a store exposed by an older version, which never answers "info", without an error', async () => {
+    const channel = channelName();
+    const store = await sampleStore();
+    const older = new BroadcastChannel(channel);
+    stops.push(() => older.close());
+    const asked: string[] = [];
+    older.onmessage = async (event) => {
+      const { id, op, threadId } = event.data as { id: string; op: string; threadId: string };
+      asked.push(op);
+      const answers: Record<string, () => Promise<unknown>> = {
+        list: () => store.list(),
+        evictions: () => store.evictions(),
+        failures: () => store.failures(),
+        totalBytes: () => store.totalBytes(threadId),
+      };
+      const answer = answers[op];
+      if (answer) older.postMessage({ protocol: PROTOCOL, kind: 'response', id, ok: true, value: await answer() });
+    };
+    const view = mount({ channel });
+    await until(() => expect(view.paths()).toHaveLength(3));
+    expect(asked).toContain('info');
+    // Past the request timeout: the unanswered "info" is no error to show, and the list stays.
+    await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS + 300));
+    expect(view.all('[role="alert"]')).toHaveLength(0);
+    expect(view.paths()).toHaveLength(3);
+    expect(view.one('.gauges').textContent).toContain('bound unknown');
+  }, 15_000);
 
   it("carries the store's errors: an evicted entry says so", async () => {
     const channel = channelName();
@@ -155,7 +217,7 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     const store = await sampleStore();
     const channel = channelName();
     const open = vi.spyOn(window, 'open').mockReturnValue({} as Window);
-    const view = mount({ store }, { popOutUrl: '/inspector.html', channel });
+    const view = mount({ store }, { popOutUrl: '/inspector.html', channel, bound: 4096 });
     await until(() => expect(view.paths()).toHaveLength(3));
     expect(
       mount({ store })
@@ -167,6 +229,8 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     expect(open).toHaveBeenCalledWith('/inspector.html', '_blank', expect.stringContaining('popup'));
     const popped = mount({ channel });
     await until(() => expect(popped.paths()).toHaveLength(3));
+    // The popped-out panel gauges the bound the docked one was given.
+    await until(() => expect(popped.one<HTMLMeterElement>('meter').max).toBe(4096));
 
     open.mockReturnValue(null);
     button(view, 'Pop out').click();

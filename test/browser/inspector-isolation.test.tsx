@@ -137,6 +137,9 @@ describe('mounting', () => {
     expect(() => mountInspector(el, { store }, { bound: -1 })).toThrow(RangeError);
     expect(() => exposeToInspector({} as MemoryOffloadStore)).toThrow(/store has no list\(\) method/);
     expect(() => exposeToInspector(store, { channel: 42 as unknown as string })).toThrow(/channel must be/);
+    expect(() => exposeToInspector(store, { bound: 0 })).toThrow(/exposeToInspector: bound must be a positive number/);
+    expect(() => exposeToInspector(store, { bound: Number.NaN })).toThrow(RangeError);
+    expect(() => mountInspector(el, { store }, { label: 7 as unknown as string })).toThrow(/label must be a string/);
     expect(el.childNodes).toHaveLength(0);
   });
 });

@@ -117,6 +117,11 @@ describe('the built extension', { timeout: 30_000 }, () => {
           '/large_tool_results/call_list_bucket',
         ]),
       );
+    // The header names the tab, not the panel's private channel; the gauges show the page's bound.
+    await eventually(textOf(panel, '.title')).toContain(`· DevTools · tab ${tabId}`);
+    expect(await textOf(panel, '.title')()).not.toContain('channel');
+    await eventually(() => panel.locator('meter').count()).toBe(2);
+    expect(await panel.locator('.gauges').textContent()).toContain('of 586 KiB');
     await paths(panel).filter({ hasText: 'call_fetch_changelog' }).click();
     await eventually(textOf(panel, 'section.lines .lt')).toBe('page: v3.0.0 fixed item 0');
     await eventually(textOf(panel, 'pre.preview')).toContain('Path: /large_tool_results/call_fetch_changelog');
@@ -124,7 +129,10 @@ describe('the built extension', { timeout: 30_000 }, () => {
     await page.evaluate(() => extensionPage.add('chat-3', 'call_read_db', 'read_db', 'row 1\nrow 2'));
     await eventually(() => paths(panel).allTextContents()).toContain('/large_tool_results/call_read_db');
     const shot = process.env.EXTENSION_SCREENSHOT;
-    if (shot) await panel.screenshot({ path: join(repo, shot) });
+    if (shot) {
+      await panel.mouse.move(0, 0); // no row under the pointer: hover would look like a second highlight
+      await panel.screenshot({ path: join(repo, shot) });
+    }
 
     // A reload of the inspected page: the panel attaches to the new page and reads its store again.
     await page.reload();

@@ -1,0 +1,67 @@
+import type { InspectableStore } from './source.js';
+
+/**
+ * What the panel shows beside the store's records: the offload's bound, for the gauges, and the
+ * origin's storage. Every field is optional: absent means nobody said (a store without
+ * `estimate()`, a panel mounted without a bound). Plain numbers and booleans, so it crosses a
+ * BroadcastChannel and the extension's JSON hops alike.
+ */
+export interface StoreInfo {
+  /** The offload's `maxTotalBytes`, as whoever mounted or exposed the store gave it. */
+  bound?: number;
+  /** Bytes the origin uses, from `navigator.storage.estimate()` in the store's window. */
+  usage?: number;
+  /** Bytes the origin may use. */
+  quota?: number;
+  /** Whether the browser keeps the origin's storage under pressure; only where the store offers `persisted()`. */
+  persisted?: boolean;
+}
+
+const isBytes = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Throws a RangeError unless `bound` is undefined or a positive number of bytes. */
+export function assertBound(bound: unknown, where: string): asserts bound is number | undefined {
+  if (bound !== undefined && !(isBytes(bound) && bound > 0)) {
+    throw new RangeError(`${where}: bound must be a positive number of bytes (maxTotalBytes), got ${String(bound)}`);
+  }
+}
+
+/** True for a StoreInfo as it arrives over a channel: each field absent or of its type. */
+export function isStoreInfo(value: unknown): value is StoreInfo {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { bound, usage, quota, persisted } = value as Record<string, unknown>;
+  return (
+    (bound === undefined || (isBytes(bound) && bound > 0)) &&
+    (usage === undefined || isBytes(usage)) &&
+    (quota === undefined || isBytes(quota)) &&
+    (persisted === undefined || typeof persisted === 'boolean')
+  );
+}
+
+/** Calls the store's optional method when it has one; undefined when it has none or it fails. */
+async function optional<T>(store: InspectableStore, method: 'estimate' | 'persisted'): Promise<T | undefined> {
+  const call: unknown = store[method];
+  if (typeof call !== 'function') return undefined;
+  try {
+    return await (call as (this: InspectableStore) => Promise<T>).call(store);
+  } catch {
+    return undefined; // the origin's storage is a side note: the records still show
+  }
+}
+
+/**
+ * The store's side of a StoreInfo: `bound` as given, the origin's usage and quota where the store
+ * has `estimate()` (IndexedDbOffloadStore does), `persisted` where it has `persisted()`.
+ */
+export async function readStoreInfo(store: InspectableStore, bound: number | undefined): Promise<StoreInfo> {
+  const [estimate, persisted] = await Promise.all([
+    optional<StorageEstimate | undefined>(store, 'estimate'),
+    optional<boolean>(store, 'persisted'),
+  ]);
+  const info: StoreInfo = {};
+  if (bound !== undefined) info.bound = bound;
+  if (isBytes(estimate?.usage)) info.usage = estimate.usage;
+  if (isBytes(estimate?.quota)) info.quota = estimate.quota;
+  if (typeof persisted === 'boolean') info.persisted = persisted;
+  return info;
+}
