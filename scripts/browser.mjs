@@ -63,6 +63,9 @@ export async function ensureChromium() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
+    // `npm test` starts here: on a fresh clone, install the npm dependencies first.
+    const { ensureDependencies } = await import('./deps.mjs');
+    ensureDependencies();
     console.log(`Chromium: ${await ensureChromium()}`);
   } catch (e) {
     console.error(e.message);

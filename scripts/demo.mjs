@@ -1,10 +1,9 @@
 // `npm run demo`: installs the dependencies when they are missing, then serves demo/ with vite on
 // 127.0.0.1 and prints the address. Options: --port N (default 5173; a busy port moves to the next
 // free one, and --port 0 lets the system pick), --open (open a browser).
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDependencies } from './deps.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -23,13 +22,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 
-if (!existsSync('node_modules/.bin/vite')) {
-  const command = existsSync('package-lock.json') ? 'ci' : 'install';
-  console.log(`Installing dependencies (npm ${command})…`);
-  execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', [command, '--no-audit', '--no-fund'], {
-    stdio: 'inherit',
-  });
-}
+ensureDependencies();
 
 // Imported only now: on a fresh clone vite exists only after the install above.
 const { createServer } = await import('vite');
