@@ -1,6 +1,9 @@
-/** Estimated tokens of a text: four characters a token. */
+/** The estimate's ratio: a token is taken as this many UTF-16 characters. */
+export const charsPerToken = 4;
+
+/** Estimated tokens of a text: four characters a token, rounded up. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return Math.ceil(text.length / charsPerToken);
 }
 
 /**
@@ -100,7 +103,7 @@ export function cutToChars(text: string, maxChars: number): string {
 /** The longest prefix of `text` within `maxTokens` estimated tokens (see estimateTokens), never splitting a character. */
 export function cutToTokens(text: string, maxTokens: number): string {
   checkLimit(maxTokens, 'maxTokens');
-  return cutToChars(text, maxTokens * 4);
+  return cutToChars(text, maxTokens * charsPerToken);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { checkInteger, checkThreadId } from '../checks.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
 import type { RunEventListener } from './events.js';
 import { errorMessage, RunAborted, UsageError } from './failure.js';
@@ -5,6 +6,7 @@ import { approvalReason, continueTurn, decideApproval, result, startTurn } from 
 import { type ContentPart, type Message, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
+import { minPromptSectionTokens } from './prompt.js';
 import type { RunResult } from './run-result.js';
 import { type AgentSetup, Session } from './session.js';
 import { StateKeys } from './state.js';
@@ -20,11 +22,14 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Default: new MemoryCheckpointer(). */
   checkpointer?: Checkpointer;
-  /** Default 8000 estimated tokens, all middleware sections together. */
+  /**
+   * Default 8000 estimated tokens: all middleware sections together, with their separators and any
+   * cut marker. At least minPromptSectionTokens (8), room for the marker.
+   */
   maxPromptSectionTokens?: number;
   /** Default 25 model calls per run. */
   maxSteps?: number;
-  /** Default 120 000. */
+  /** Default 120 000; at most 2^31 - 1 (what setTimeout can wait). */
   toolTimeoutMs?: number;
   /** Told of every RunEvent as it happens, synchronously; a listener that throws is ignored (with a warning). */
   onEvent?: RunEventListener;
@@ -128,23 +133,20 @@ function resolveOptions(options: AgentOptions): AgentSetup {
     systemPrompt: options.systemPrompt ?? '',
     checkpointer: options.checkpointer ?? new MemoryCheckpointer(),
     keys: new StateKeys(middleware),
-    maxPromptSectionTokens: count('maxPromptSectionTokens', options.maxPromptSectionTokens, 8000, 0),
-    maxSteps: count('maxSteps', options.maxSteps, 25, 1),
-    toolTimeoutMs: count('toolTimeoutMs', options.toolTimeoutMs, 120_000, 1),
+    maxPromptSectionTokens: option(
+      'maxPromptSectionTokens',
+      options.maxPromptSectionTokens,
+      8000,
+      minPromptSectionTokens,
+    ),
+    maxSteps: option('maxSteps', options.maxSteps, 25, 1),
+    // setTimeout fires at once for any delay over 2^31 - 1 ms.
+    toolTimeoutMs: option('toolTimeoutMs', options.toolTimeoutMs, 120_000, 1, 2 ** 31 - 1),
     onEvent: options.onEvent,
   };
 }
 
-function count(name: string, value: number | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`${name} must be an integer of at least ${min}, got ${value}`);
-  }
-  return value;
-}
-
-function checkThreadId(threadId: unknown): void {
-  if (typeof threadId !== 'string' || threadId === '') {
-    throw new TypeError(`threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
-  }
+/** An integer option of createAgent, `fallback` when not given. */
+function option(name: string, value: unknown, fallback: number, min: number, max?: number): number {
+  return value === undefined ? fallback : checkInteger(`createAgent: options.${name}`, value, min, max);
 }

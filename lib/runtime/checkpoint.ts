@@ -1,6 +1,9 @@
 /**
  * Saves a thread between steps. A checkpoint is plain structured-clone data (no functions, no
- * class instances), so IndexedDB can hold it as it is.
+ * class instances), so IndexedDB can hold it as it is. The runtime never changes a checkpoint it
+ * handed to `save`, but it shares objects (messages) with the running thread: a checkpointer that
+ * keeps it in memory keeps a structured clone. A DataCloneError from `save` fails the run saying the
+ * thread is not structured-clone data.
  */
 export interface Checkpointer {
   load(threadId: string): Promise<unknown>;

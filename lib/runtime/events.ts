@@ -1,3 +1,4 @@
+import { quoteForMessage } from '../checks.js';
 import { errorMessage } from './failure.js';
 
 /**
@@ -96,7 +97,7 @@ export class RunEvents {
 function checked(event: EmittedEvent, source: EventSource): EmittedEvent {
   const who = 'middleware' in source ? `middleware "${source.middleware}"` : `tool "${source.tool}"`;
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-    throw new TypeError(`context.emit by ${who}: expected an event object, got ${JSON.stringify(event)}`);
+    throw new TypeError(`context.emit by ${who}: expected an event object, got ${quoteForMessage(event)}`);
   }
   if (typeof event.type !== 'string' || event.type === '') {
     throw new TypeError(`context.emit by ${who}: the event needs a non-empty string type`);

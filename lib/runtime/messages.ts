@@ -1,3 +1,5 @@
+import { quoteForMessage } from '../checks.js';
+
 /** A piece of text in a message or tool result. */
 export type TextPart = { type: 'text'; text: string };
 /** Non-text content; `data` is base64. Never offloaded (O5). */
@@ -62,5 +64,5 @@ function checkPart(part: unknown, where: string): ContentPart {
     }
     return part as MediaPart;
   }
-  throw new TypeError(`${where} has unknown type ${JSON.stringify(p.type)}`);
+  throw new TypeError(`${where} has unknown type ${quoteForMessage(p.type)}`);
 }

@@ -27,7 +27,12 @@ export const ToolOutcome = {
   },
 };
 
-const outcomeTypes = new Set(['success', 'error', 'needs-approval', 'fatal']);
+const outcomeTypes: ReadonlySet<string> = new Set<ToolOutcome['type']>(['success', 'error', 'needs-approval', 'fatal']);
+
+/** Whether `value` is shaped as a ToolOutcome: an object whose `type` is one of the four outcome types. */
+export function isToolOutcome(value: unknown): value is ToolOutcome {
+  return typeof value === 'object' && value !== null && outcomeTypes.has((value as { type?: unknown }).type as string);
+}
 
 /** Normalises whatever a tool returned into an outcome; a malformed result becomes an error outcome. */
 export function toOutcome(result: unknown, toolName: string): ToolOutcome {
@@ -38,8 +43,8 @@ export function toOutcome(result: unknown, toolName: string): ToolOutcome {
       return { type: 'error', message: (e as Error).message };
     }
   }
-  if (typeof result === 'object' && result !== null && outcomeTypes.has((result as { type: string }).type)) {
-    const outcome = result as ToolOutcome;
+  if (isToolOutcome(result)) {
+    const outcome = result;
     if (outcome.type !== 'success') return outcome;
     try {
       return { ...outcome, content: toContent(outcome.content, `result of tool "${toolName}"`) };

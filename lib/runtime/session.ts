@@ -90,23 +90,28 @@ export class Session {
     if (keys.length > 0) this.events.runtime('state-applied', { keys });
   }
 
-  /** Saves the thread as it is now. Saves run one at a time in call order; none after the run ended. */
+  /**
+   * Saves the thread as it is now. Saves run one at a time in call order; none after the run ended.
+   * The checkpointer gets a snapshot taken now: new arrays and call records, shared message objects.
+   * The session never changes what it handed over, and the checkpointer copies it (structured
+   * clone, as MemoryCheckpointer and IndexedDB do), so no deep copy is made here: on a thread of
+   * 2 MiB it was half the time of a save, and a save follows every tool call.
+   */
   save(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    let checkpoint: ThreadCheckpoint;
-    try {
-      checkpoint = structuredClone({
-        version: checkpointVersion,
-        messages: this.messages,
-        state: { ...this.state.values },
-        turn: this.turn,
-      });
-    } catch (e) {
-      return Promise.reject(new RunFailure(`the thread's checkpoint is not structured-clone data: ${errorMessage(e)}`));
-    }
+    const turn = this.turn && { ...this.turn, calls: this.turn.calls.map((record) => ({ ...record })) };
+    const checkpoint: ThreadCheckpoint = {
+      version: checkpointVersion,
+      messages: [...this.messages],
+      state: { ...this.state.values },
+      turn,
+    };
     const saved = this.#saves.then(() => this.setup.checkpointer.save(this.threadId, checkpoint));
     this.#saves = saved.catch(() => undefined);
     return saved.catch((e) => {
+      if ((e as { name?: unknown } | null)?.name === 'DataCloneError') {
+        throw new RunFailure(`the thread's checkpoint is not structured-clone data: ${errorMessage(e)}`);
+      }
       throw new RunFailure(`saving the checkpoint of thread "${this.threadId}" failed: ${errorMessage(e)}`);
     });
   }

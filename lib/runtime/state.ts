@@ -63,10 +63,16 @@ export function checkWrites(writer: Middleware, update: unknown, hook: string, c
   }
 }
 
-/** Keys that `after` added or changed compared with `before` (both updates of a tool outcome). */
-export function changedKeys(before: StateUpdate | undefined, after: StateUpdate | undefined): string[] {
+/**
+ * Keys that `after` added or changed compared with every one of `passed` (the updates of the outcomes
+ * a wrapToolCall layer got from `next`): a key it returns with the value some inner outcome had is
+ * passed through, not written.
+ */
+export function changedKeys(passed: readonly StateUpdate[], after: StateUpdate | undefined): string[] {
   if (!after) return [];
-  return Object.keys(after).filter((key) => !before || !Object.hasOwn(before, key) || before[key] !== after[key]);
+  return Object.keys(after).filter(
+    (key) => !passed.some((before) => Object.hasOwn(before, key) && before[key] === after[key]),
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isRecord, quoteForMessage } from '../checks.js';
 import type { Message, ToolCall, ToolMessage } from './messages.js';
 
 /** The version of the checkpoint shape below; a checkpoint of another version is refused, never guessed at. */
@@ -52,43 +53,39 @@ export function awaitingCalls(turn: TurnRecord | null): CallRecord[] {
 export function parseCheckpoint(threadId: string, raw: unknown): ThreadCheckpoint | undefined {
   if (raw === undefined || raw === null) return undefined;
   const corrupt = (what: string) => new Error(`checkpoint of thread "${threadId}" is corrupt: ${what}`);
-  if (!isObject(raw)) throw corrupt(`expected an object, got ${typeof raw}`);
+  if (!isRecord(raw)) throw corrupt(`expected an object, got ${typeof raw}`);
   if (raw.version !== checkpointVersion) {
     throw new Error(
-      `checkpoint of thread "${threadId}" has version ${JSON.stringify(raw.version)}; this runtime reads version ${checkpointVersion}`,
+      `checkpoint of thread "${threadId}" has version ${quoteForMessage(raw.version)}; this runtime reads version ${checkpointVersion}`,
     );
   }
   if (!Array.isArray(raw.messages)) throw corrupt('messages is not an array');
   raw.messages.forEach((m, i) => {
-    if (!isObject(m) || !['user', 'assistant', 'tool'].includes(m.role as string) || !Array.isArray(m.content)) {
+    if (!isRecord(m) || !['user', 'assistant', 'tool'].includes(m.role as string) || !Array.isArray(m.content)) {
       throw corrupt(`messages[${i}] is not a message`);
     }
   });
-  if (!isObject(raw.state)) throw corrupt('state is not an object');
+  if (!isRecord(raw.state)) throw corrupt('state is not an object');
   if (raw.turn !== null) checkTurn(raw.turn, raw.messages.length, corrupt);
   return raw as unknown as ThreadCheckpoint;
 }
 
 function checkTurn(turn: unknown, messageCount: number, corrupt: (what: string) => Error): void {
-  if (!isObject(turn)) throw corrupt('turn is not an object');
+  if (!isRecord(turn)) throw corrupt('turn is not an object');
   if (typeof turn.turnId !== 'string') throw corrupt('turn.turnId is not a string');
   if (!Number.isInteger(turn.step) || (turn.step as number) < 0) throw corrupt('turn.step is not a count');
   const start = turn.start as number;
   if (!Number.isInteger(start) || start < 0 || start > messageCount) throw corrupt('turn.start is out of range');
-  if (!isObject(turn.stateBefore)) throw corrupt('turn.stateBefore is not an object');
+  if (!isRecord(turn.stateBefore)) throw corrupt('turn.stateBefore is not an object');
   if (!['model', 'tools', 'after'].includes(turn.phase as string)) throw corrupt('turn.phase is unknown');
   if (!Array.isArray(turn.calls)) throw corrupt('turn.calls is not an array');
   turn.calls.forEach((c, i) => {
     const ok =
-      isObject(c) &&
-      isObject(c.call) &&
+      isRecord(c) &&
+      isRecord(c.call) &&
       typeof c.idempotencyKey === 'string' &&
       ['pending', 'done', 'awaiting-approval'].includes(c.status as string) &&
-      (c.status !== 'done' || isObject(c.result));
+      (c.status !== 'done' || isRecord(c.result));
     if (!ok) throw corrupt(`turn.calls[${i}] is not a tool call record`);
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

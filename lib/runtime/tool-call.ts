@@ -1,14 +1,13 @@
+import { quoteForMessage } from '../checks.js';
 import type { EventSource } from './events.js';
 import { callHook, errorMessage, RunAborted, RunFailure, untilAborted } from './failure.js';
 import type { ToolCallRequest } from './middleware.js';
-import { type ToolOutcome, toOutcome } from './outcome.js';
+import { isToolOutcome, type ToolOutcome, toOutcome } from './outcome.js';
 import type { Session } from './session.js';
 import { changedKeys, checkWrites } from './state.js';
 import type { CallRecord } from './thread-checkpoint.js';
 import type { ToolContext } from './tool.js';
 import { argumentError } from './validate.js';
-
-const outcomeTypes = new Set(['success', 'error', 'needs-approval', 'fatal']);
 
 /**
  * Runs one tool call to its outcome. An unknown tool or arguments that fail the schema become an
@@ -68,22 +67,24 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
   const layer = async (i: number, req: ToolCallRequest): Promise<ToolOutcome> => {
     const m = wrappers[i];
     if (!m) return execute(req);
-    let inner: ToolOutcome | undefined;
+    // Every outcome `next` gave this layer: a retry may return any of them, not only the last.
+    const inner: ToolOutcome[] = [];
     const next = async (r: ToolCallRequest) => {
-      inner = await layer(i + 1, r);
-      return inner;
+      const outcome = await layer(i + 1, r);
+      inner.push(outcome);
+      return outcome;
     };
     const where = `wrapToolCall of middleware "${m.name}"`;
     const context = contextFor({ middleware: m.name });
     const returned: unknown = await callHook(where, () => m.wrapToolCall!(req, next, context), signal);
-    if (typeof returned !== 'object' || returned === null || !outcomeTypes.has((returned as ToolOutcome).type)) {
-      throw new RunFailure(`${where} returned ${JSON.stringify(returned)}; expected a ToolOutcome`);
+    if (!isToolOutcome(returned)) {
+      throw new RunFailure(`${where} returned ${quoteForMessage(returned)}; expected a ToolOutcome`);
     }
     const outcome = toOutcome(returned, call.name);
     if (outcome.type === 'success') {
-      const before = inner?.type === 'success' ? inner.update : undefined;
+      const passed = inner.flatMap((o) => (o.type === 'success' && o.update ? [o.update] : []));
       try {
-        checkWrites(m, outcome.update, 'wrapToolCall', changedKeys(before, outcome.update));
+        checkWrites(m, outcome.update, 'wrapToolCall', changedKeys(passed, outcome.update));
       } catch (e) {
         violations.push(e as Error);
         throw e;

@@ -32,7 +32,9 @@ export function argumentError(tool: Tool, args: unknown): string | undefined {
   // A model adapter passes arguments that were not valid JSON on as their raw text.
   const raw =
     typeof args === 'string' ? ` The arguments were text, not JSON: ${JSON.stringify(cutToChars(args, 200))}.` : '';
-  return `Invalid arguments for tool "${tool.name}": ${listed.join('; ')}.${raw}`;
+  const list = listed.join('; ');
+  // The validator's messages mostly end with a full stop already.
+  return `Invalid arguments for tool "${tool.name}": ${list}${list.endsWith('.') ? '' : '.'}${raw}`;
 }
 
 function describe(error: OutputUnit): string {

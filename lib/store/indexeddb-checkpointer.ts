@@ -1,4 +1,5 @@
 import type { DBSchema } from 'idb';
+import { checkThreadId } from '../checks.js';
 import type { Checkpointer } from '../runtime/checkpoint.js';
 import { IdbConnection } from './indexeddb-connection.js';
 
@@ -12,12 +13,6 @@ export interface IndexedDbCheckpointerOptions {
   name?: string;
   /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
   blockedTimeoutMs?: number;
-}
-
-function checkThreadId(threadId: string): void {
-  if (typeof threadId !== 'string' || threadId === '') {
-    throw new TypeError(`threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
-  }
 }
 
 /** Saves each thread's checkpoint in IndexedDB; the same open/upgrade/blocked rules as the offload store. */

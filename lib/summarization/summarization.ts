@@ -1,8 +1,10 @@
+import { checkInteger } from '../checks.js';
 import type { RunEvent } from '../runtime/events.js';
 import { errorMessage } from '../runtime/failure.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
+import { charsPerToken } from '../text.js';
 import {
   emptySummarization,
   keepBoundary,
@@ -45,13 +47,6 @@ export interface SummarizationOptions {
   keepMessages?: number;
 }
 
-function checkCount(name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`Summarization: ${name} must be an integer of at least ${min}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /**
  * Keeps long threads within a model's context: when the messages a model call would send are over
  * `triggerTokens`, the older ones (all but the last `keepMessages`, never splitting an assistant
@@ -74,8 +69,8 @@ export class Summarization implements Middleware {
     }
     if (typeof options.model !== 'function') throw new TypeError('Summarization: options.model must be a function');
     this.model = options.model;
-    this.triggerTokens = checkCount('triggerTokens', options.triggerTokens, 1);
-    this.keepMessages = checkCount('keepMessages', options.keepMessages ?? 6, 1);
+    this.triggerTokens = checkInteger('Summarization: triggerTokens', options.triggerTokens, 1);
+    this.keepMessages = checkInteger('Summarization: keepMessages', options.keepMessages ?? 6, 1);
     const key: StateKey<SummarizationState> = { initial: emptySummarization(), onBlock: 'restore' };
     this.writes = Object.freeze({ [Summarization.key]: key as StateKey });
   }
@@ -99,7 +94,7 @@ export class Summarization implements Middleware {
 
     let summary: string;
     try {
-      const summarizing = summarizerRequest(state.summary, older, this.triggerTokens * 4);
+      const summarizing = summarizerRequest(state.summary, older, this.triggerTokens * charsPerToken);
       summary = await requestSummary(this.model, summarizing, context.signal);
     } catch (error) {
       this.#failed(context, error);

@@ -143,6 +143,7 @@ describe('run events', () => {
     [{ type: '' }, /middleware "bad": the event needs a non-empty string type/],
     [{ type: 'x', callback: () => 1 }, /middleware "bad": "x" is not structured-clone data/],
     [null, /middleware "bad": expected an event object, got null/],
+    [12n, /middleware "bad": expected an event object, got 12n$/],
   ])('fails the run naming the emitter when it emits %o', async (event, reason) => {
     const bad: Middleware = { name: 'bad', beforeAgent: (_input, context) => context.emit(event as never) };
     const agent = createAgent({ model: scriptedModel([say('never')]), middleware: [bad] });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
-import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
+import { type Checkpointer, MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
 import { scriptedModel } from '../../lib/testing.js';
 import {
@@ -195,5 +195,41 @@ describe('checkpoints', () => {
     expect(phases[2]).toMatch(/^tools:(done,pending|pending,done|done,done)$/);
     expect(phases[3]).toBe('tools:done,done');
     expect(phases.slice(4)).toEqual(['model:', 'after:', 'idle']);
+  });
+
+  /** Keeps each checkpoint as handed over, uncopied, and stores it only after a delay. */
+  class SlowReferenceCheckpointer implements Checkpointer {
+    readonly saves: unknown[] = [];
+    async load(): Promise<unknown> {
+      return undefined;
+    }
+    async save(_threadId: string, checkpoint: unknown): Promise<void> {
+      await tick(2);
+      this.saves.push(checkpoint);
+    }
+  }
+
+  it('hands each save a snapshot that the run never changes afterwards, however late the checkpointer stores it', async () => {
+    const checkpointer = new SlowReferenceCheckpointer();
+    const model = scriptedModel([calls(call('echo', { text: 'a' }), call('echo', { text: 'b' })), say('done')]);
+    await createAgent({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
+    const seen = checkpointer.saves.map((checkpoint) => {
+      const c = checkpoint as { messages: unknown[]; turn: { phase: string; calls: SavedCall[] } | null };
+      const turn = c.turn ? `${c.turn.phase}:${c.turn.calls.map((x) => x.status).join(',')}` : 'idle';
+      return `${c.messages.length} ${turn}`;
+    });
+    expect(seen[0]).toBe('1 model:');
+    expect(seen[1]).toBe('2 tools:pending,pending');
+    expect(seen[2]).toMatch(/^2 tools:(done,pending|pending,done|done,done)$/);
+    expect(seen.slice(3)).toEqual(['2 tools:done,done', '4 model:', '5 after:', '5 idle']);
+  });
+
+  it('does not copy the thread to save it: the checkpointer gets the thread’s own messages to copy once', async () => {
+    const checkpointer = new SlowReferenceCheckpointer();
+    const model = scriptedModel([calls(call('echo', { text: 'a' })), say('done')]);
+    const result = await createAgent({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
+    const last = checkpointer.saves.at(-1) as { messages: unknown[] };
+    expect(last.messages).toHaveLength(result.messages.length);
+    for (const [i, message] of last.messages.entries()) expect(message).toBe(result.messages[i]);
   });
 });

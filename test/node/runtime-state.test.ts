@@ -66,6 +66,69 @@ describe('R7 writes', () => {
     expect(await bad.state('t')).toEqual({ note: '' });
   });
 
+  it('a retrying wrapToolCall may return an earlier attempt, with the inner update that attempt carried', async () => {
+    let attempts = 0;
+    // Writes its own key on every attempt, with a value of its own each time (as the offload does).
+    const inner: Middleware = {
+      name: 'inner',
+      writes: { note: plain(null) },
+      async wrapToolCall(request, next) {
+        const outcome = await next(request);
+        attempts += 1;
+        return outcome.type === 'success' ? { ...outcome, update: { note: { attempt: attempts } } } : outcome;
+      },
+    };
+    const retry: Middleware = {
+      name: 'Retry',
+      async wrapToolCall(request, next) {
+        const first = await next(request);
+        await next(request);
+        return first;
+      },
+    };
+    const agent = createAgent({
+      model: scriptedModel([calls(call('echo', { text: 'x' })), say('done')]),
+      tools: [echo],
+      middleware: [retry, inner],
+    });
+    const result = await agent.run('go', { threadId: 't' });
+    expect(result.reason).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(attempts).toBe(2);
+    expect(await agent.state('t')).toEqual({ note: { attempt: 1 } });
+  });
+
+  it('a retrying wrapToolCall that returns a value no attempt returned still writes, and fails outside its writes', async () => {
+    const inner: Middleware = {
+      name: 'inner',
+      writes: { note: plain(null) },
+      async wrapToolCall(request, next) {
+        const outcome = await next(request);
+        return outcome.type === 'success' ? { ...outcome, update: { note: { from: 'inner' } } } : outcome;
+      },
+    };
+    const forger: Middleware = {
+      name: 'forger',
+      async wrapToolCall(request, next) {
+        const first = await next(request);
+        await next(request);
+        // Equal to what inner returned, but a value of its own: a write.
+        return first.type === 'success' ? { ...first, update: { note: { from: 'inner' } } } : first;
+      },
+    };
+    const agent = createAgent({
+      model: scriptedModel([calls(call('echo', { text: 'x' })), say('never')]),
+      tools: [echo],
+      middleware: [forger, inner],
+    });
+    const result = await agent.run('go', { threadId: 't' });
+    expect(result).toMatchObject({
+      status: 'failed',
+      reason: 'middleware "forger" wrote state key "note" in wrapToolCall, but "note" is not in its writes',
+    });
+    expect(await agent.state('t')).toEqual({ note: null });
+  });
+
   it("a tool's own update fails the run: only middleware may write state", async () => {
     const sneaky = makeTool('sneaky', () => ToolOutcome.success('ok', { owned: 'by tool' }));
     const agent = createAgent({

@@ -55,6 +55,19 @@ describe('R5 outcomes given instead of running the tool', () => {
     expect(ran).toBe(false);
   });
 
+  it('an argument error reads as one sentence, ending in a single full stop', async () => {
+    const result = await runOneCall({ model: scriptedModel([]), tools: [echo] }, call('echo', { text: 3 }));
+    expect(transcript(result.messages)[2]).toBe(
+      'tool echo (error): Invalid arguments for tool "echo": args/text (type): Instance type "number" is invalid. Expected "string".',
+    );
+  });
+
+  it('a tool result with a part of unknown type becomes an error naming the type, whatever it is', async () => {
+    const odd = makeTool('odd', () => [{ type: 7n }] as never);
+    const result = await runOneCall({ model: scriptedModel([]), tools: [odd] }, call('odd'));
+    expect(transcript(result.messages)[2]).toBe('tool odd (error): result of tool "odd"[0] has unknown type 7n');
+  });
+
   it('a call past toolTimeoutMs becomes an error, aborts the tool signal, and ignores the late result', async () => {
     let toolSignal: AbortSignal | undefined;
     const late = deferred<string>();
@@ -142,6 +155,27 @@ describe('R4 wrapToolCall', () => {
     };
     const viaHook = await runOneCall({ model: scriptedModel([]), tools: [echo], middleware: [broken] });
     expect(viaHook).toMatchObject({ status: 'failed', reason: 'wrapToolCall of middleware "broken" threw: bug' });
+  });
+
+  it.each([
+    [
+      'a cyclic object',
+      () => {
+        const odd: Record<string, unknown> = { type: 'weird' };
+        odd.self = odd;
+        return odd;
+      },
+      '[object Object]',
+    ],
+    ['a bigint', () => 10n, '10n'],
+    ['undefined', () => undefined, 'undefined'],
+  ])('a wrapToolCall returning %s fails the run saying what it returned', async (_what, make, shown) => {
+    const odd: Middleware = { name: 'odd', wrapToolCall: async () => make() as never };
+    const result = await runOneCall({ model: scriptedModel([]), tools: [echo], middleware: [odd] });
+    expect(result).toMatchObject({
+      status: 'failed',
+      reason: `wrapToolCall of middleware "odd" returned ${shown}; expected a ToolOutcome`,
+    });
   });
 
   it('gives the tool its context: thread, turn, a path-safe idempotency key, signal and committed state', async () => {

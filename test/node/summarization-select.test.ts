@@ -33,7 +33,7 @@ describe('Summarization options', () => {
     [{ triggerTokens: 0 }, /triggerTokens must be an integer of at least 1, got 0/],
     [{ triggerTokens: 1.5 }, /triggerTokens .* got 1\.5/],
     [{ triggerTokens: Number.NaN }, /triggerTokens .* got NaN/],
-    [{ triggerTokens: '100' }, /triggerTokens .* got 100/],
+    [{ triggerTokens: '100' }, /triggerTokens .* got "100"/],
     [{}, /triggerTokens .* got undefined/],
     [{ triggerTokens: 100, keepMessages: 0 }, /keepMessages must be an integer of at least 1, got 0/],
     [{ triggerTokens: 100, keepMessages: Number.POSITIVE_INFINITY }, /keepMessages .* got Infinity/],
