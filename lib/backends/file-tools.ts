@@ -1,7 +1,9 @@
 import { ToolOutcome } from '../runtime/outcome.js';
-import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
+import type { Tool, ToolContext } from '../runtime/tool.js';
 import { countLines, cutLine, excerptAround, splitLines, utf8Bytes } from '../text.js';
 import { type Backend, BackendError, type FileInfo, isBackend } from './backend.js';
+// `tool` that also marks each tool made here, so the offload caps their results rather than storing them (O11).
+import { fileTool as tool } from './file-tool-marker.js';
 import { normalizePath, quoteForMessage } from './paths.js';
 import { checkReadOptions, compilePattern, pastTheEnd, totalLines } from './text-file.js';
 

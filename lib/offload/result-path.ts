@@ -41,7 +41,10 @@ export function argumentStrings(args: unknown): string[] {
   );
 }
 
-/** Whether a call reads from the mount (any path-like argument under it). */
+/**
+ * Whether a call reads from the mount (any path-like argument under it): how a tool other than the
+ * file tools (which are capped whatever their arguments, page-cap.ts) is kept from storing a read again.
+ */
 export function readsFromMount(args: unknown): boolean {
   return argumentStrings(args).some(isUnderMount);
 }

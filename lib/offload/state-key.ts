@@ -1,5 +1,7 @@
 import type { HookContext, StateKey } from '../runtime/middleware.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
+import type { PendingCommits, StagedDetails } from './pending-commits.js';
+import { reportStoreFailure } from './report-failure.js';
 import { resultPath } from './result-path.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
@@ -51,18 +53,24 @@ function isQuotaError(error: unknown): error is Error {
 async function reportCommitFailure(
   store: OffloadStore,
   change: Extract<StoreChange, { type: 'commit' }>,
+  staged: StagedDetails | undefined,
   error: Error,
   context: HookContext,
 ): Promise<void> {
   const path = resultPath(change.key);
   const why = `${error.name}: ${error.message} (while making ${path} live; it was not stored)`;
-  context.emit({ type: 'offload-failed', path, bytes: 0, why });
-  const failure = { threadId: change.threadId, key: change.key, path, toolName: '', bytes: 0, at: Date.now() };
-  await store
-    .reportFailure({ ...failure, error: why })
-    .catch((reportError: unknown) =>
-      console.warn('ToolOutputOffload: could not report a storage failure', reportError),
-    );
+  // A commit this instance did not stage (or staged in a closed turn) is reported without them.
+  const { toolName, bytes } = staged ?? { toolName: '', bytes: 0 };
+  context.emit({ type: 'offload-failed', path, bytes, why });
+  await reportStoreFailure(store, {
+    threadId: change.threadId,
+    key: change.key,
+    path,
+    toolName,
+    bytes,
+    at: Date.now(),
+    error: why,
+  });
 }
 
 async function currentValue(store: OffloadStore, threadId: string): Promise<OffloadStateValue> {
@@ -74,11 +82,12 @@ async function currentValue(store: OffloadStore, threadId: string): Promise<Offl
  * The offload's state key. Applying an update is one store transaction (the bound is enforced
  * there, when the update is applied, O3); an output Block undoes the turn in the store (O8).
  */
-export function offloadStateKey(store: OffloadStore): StateKey<OffloadStateValue> {
+export function offloadStateKey(store: OffloadStore, pending: PendingCommits): StateKey<OffloadStateValue> {
   return {
     initial: { entries: 0, totalBytes: 0 },
     async apply(_current, update, context: HookContext) {
       const change = checkStoreChange(update, context.threadId);
+      const staged = change.type === 'commit' ? pending.take(change.threadId, change.key) : undefined;
       try {
         const applied = await store.apply(change);
         return { entries: applied.entries, totalBytes: applied.totalBytes };
@@ -86,7 +95,7 @@ export function offloadStateKey(store: OffloadStore): StateKey<OffloadStateValue
         // S3: a full quota never fails the run. The commit changed nothing (one transaction), so
         // the thread keeps what it had; the failure is recorded for the inspector.
         if (!isQuotaError(error) || change.type !== 'commit') throw error;
-        await reportCommitFailure(store, change, error, context);
+        await reportCommitFailure(store, change, staged, error, context);
         return currentValue(store, context.threadId);
       }
     },

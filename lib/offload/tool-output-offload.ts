@@ -1,13 +1,18 @@
+import { isFileTool } from '../backends/file-tool-marker.js';
+import { joinText, toContent } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import type { OffloadStore } from '../store/offload-store.js';
-import { summarizedDrop } from './cleanup.js';
+import { SummaryCleanup } from './cleanup.js';
 import { defaultOffloadStore } from './default-store.js';
 import { OffloadBackend } from './offload-backend.js';
-import { offloadToolResult } from './offload-result.js';
+import { type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
 import { type OffloadLimits, resolveLimits } from './options.js';
+import { capFileToolPage } from './page-cap.js';
+import { PendingCommits } from './pending-commits.js';
+import { reportStoreFailure } from './report-failure.js';
 import { boundToolMessages } from './request-bound.js';
 import { offloadKey, offloadMount } from './result-path.js';
 import { offloadStateKey } from './state-key.js';
@@ -29,7 +34,8 @@ export interface ToolOutputOffloadOptions {
  * Keeps large tool results out of the conversation: a Success over `thresholdTokens` is stored
  * (bounded by `maxTotalBytes` per thread) and the model sees a header naming
  * `/large_tool_results/<idempotencyKey>` and the first lines. `backend(threadId)`, mounted at
- * `ToolOutputOffload.mount` in a CompositeBackend, lets the file tools read it back.
+ * `ToolOutputOffload.mount` in a CompositeBackend, lets the file tools read it back. The file
+ * tools' own results are never stored: one over the threshold is cut to a smaller page (O11).
  */
 export class ToolOutputOffload implements Middleware {
   static readonly key = offloadKey;
@@ -39,6 +45,8 @@ export class ToolOutputOffload implements Middleware {
   readonly store: OffloadStore;
   readonly limits: Readonly<OffloadLimits>;
   readonly writes: Readonly<Record<string, StateKey>>;
+  readonly #cleanup: SummaryCleanup;
+  readonly #pending = new PendingCommits();
 
   constructor(options: ToolOutputOffloadOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -50,7 +58,8 @@ export class ToolOutputOffload implements Middleware {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore (with stage and apply)');
     }
     this.store = store;
-    this.writes = Object.freeze({ [offloadKey]: offloadStateKey(store) as StateKey });
+    this.writes = Object.freeze({ [offloadKey]: offloadStateKey(store, this.#pending) as StateKey });
+    this.#cleanup = new SummaryCleanup(store);
   }
 
   /** A read-only view of one thread's stored results, to mount at `ToolOutputOffload.mount`. */
@@ -60,6 +69,7 @@ export class ToolOutputOffload implements Middleware {
 
   /** Earlier turns can no longer be blocked: the store forgets how to undo them (and their orphaned staged texts). */
   async beforeAgent(_input: unknown, context: HookContext): Promise<void> {
+    this.#pending.forgetThread(context.threadId);
     await this.store.settle(context.threadId, context.turnId);
   }
 
@@ -77,7 +87,7 @@ export class ToolOutputOffload implements Middleware {
     next: (request: ModelRequest) => Promise<ModelReply>,
     context: HookContext,
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
-    const drop = await summarizedDrop(this.store, context.threadId, context.turnId, context.state, context.messages);
+    const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
     const messages = boundToolMessages(request.messages, this.limits.thresholdTokens);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
@@ -92,8 +102,16 @@ export class ToolOutputOffload implements Middleware {
   ): Promise<ToolOutcome> {
     const outcome = await next(request);
     if (outcome.type !== 'success') return outcome;
-    let decision: Awaited<ReturnType<typeof offloadToolResult>>;
+    let decision: OffloadDecision;
     try {
+      // The file tools page through files, stored results among them: their pages are capped,
+      // never stored, so reading a stored result cannot store another (O11).
+      if (isFileTool(request.tool)) {
+        const content = toContent(outcome.content, `result of tool "${request.call.name}"`);
+        const text = joinText(content);
+        const capped = capFileToolPage(text, this.limits.thresholdTokens);
+        return { ...outcome, content: capped === text ? content : withText(content, capped) };
+      }
       decision = await offloadToolResult(this.store, this.limits, {
         threadId: context.threadId,
         turnId: context.turnId,
@@ -109,23 +127,15 @@ export class ToolOutputOffload implements Middleware {
     }
     if (decision.kind === 'stored') {
       const { path, bytes, truncated } = decision;
+      this.#pending.add(context.threadId, request.idempotencyKey, { toolName: request.call.name, bytes });
       context.emit({ type: 'offloaded', path, bytes, truncated });
       return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
     }
     if (decision.kind === 'cut' && decision.failure) {
       const { path, bytes, error } = decision.failure;
       context.emit({ type: 'offload-failed', path, bytes, why: error });
-      await this.#report(decision.failure);
+      await reportStoreFailure(this.store, decision.failure);
     }
     return { ...outcome, content: decision.content };
-  }
-
-  async #report(failure: Parameters<OffloadStore['reportFailure']>[0]): Promise<void> {
-    try {
-      await this.store.reportFailure(failure);
-    } catch (error) {
-      // The store is failing already (that is why we are here); the run goes on without the report.
-      console.warn('ToolOutputOffload: could not report a storage failure', error);
-    }
   }
 }

@@ -80,15 +80,22 @@ describe('ToolOutputOffload events', () => {
     const key = result.events.find((e) => e.type === 'tool-call')!.idempotencyKey;
     const path = `/large_tool_results/${key}`;
     expect(offloadEvents(result.events).map((e) => e.type)).toEqual(['offloaded', 'offload-failed']);
+    const stagedBytes = offloadEvents(result.events)[0]!.bytes;
+    expect(stagedBytes).toBe(utf8Bytes(linesOf(100)));
+    const why = `QuotaExceededError: The quota has been exceeded. (while making ${path} live; it was not stored)`;
     expect(offloadEvents(result.events)[1]).toEqual({
       type: 'offload-failed',
       middleware: 'ToolOutputOffload',
       threadId: 'a',
       path,
-      bytes: 0,
-      why: `QuotaExceededError: The quota has been exceeded. (while making ${path} live; it was not stored)`,
+      bytes: stagedBytes,
+      why,
     });
     expect(await store.list('a')).toEqual([]);
+    // The inspector's failure record names the tool and the bytes the staged result held.
+    expect(await store.failures('a')).toEqual([
+      { threadId: 'a', key, path, toolName: 'emit', bytes: stagedBytes, at: expect.any(Number), error: why },
+    ]);
   });
 
   it('reports the results it drops after a summary covers them', async () => {
