@@ -4,6 +4,7 @@ import { OFFLOAD_DB_VERSION, type OffloadDb, upgradeOffloadDb } from '../lib/sto
 import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.js';
 import type { StagedResult } from '../lib/store/offload-store.js';
 import { type EntryRecord, newTextId, type ThreadRecord } from '../lib/store/store-records.js';
+import { chunkText, defaultChunkChars } from '../lib/store/text-chunks.js';
 import { utf8Bytes } from '../lib/text.js';
 import { TextPool } from './random-text.js';
 import { type BenchResult, interleaved, median, record, timed } from './record.js';
@@ -65,13 +66,15 @@ async function applyUpdate(store: IndexedDbOffloadStore, result: StagedResult, m
 async function fill(name: string, threadId: string, count: number, chars: number): Promise<void> {
   const pool = new TextPool(chars);
   const database = await openDB<OffloadDb>(name, OFFLOAD_DB_VERSION, { upgrade: upgradeOffloadDb });
-  const tx = database.transaction(['threads', 'entries', 'texts'], 'readwrite');
+  const tx = database.transaction(['threads', 'entries', 'chunks'], 'readwrite');
   const writes: Promise<unknown>[] = [];
   let totalBytes = 0;
   for (let seq = 1; seq <= count; seq++) {
     const { text, turnId: _turnId, ...info } = staged(threadId, pool.next());
-    const entry: EntryRecord = { ...info, seq, textId: newTextId() };
-    writes.push(tx.objectStore('texts').put(text, entry.textId), tx.objectStore('entries').put(entry));
+    const { chunks, layout } = chunkText(text, defaultChunkChars);
+    const entry: EntryRecord = { ...info, ...layout, seq, textId: newTextId() };
+    writes.push(...chunks.map((chunk, i) => tx.objectStore('chunks').put(chunk, [entry.textId, i])));
+    writes.push(tx.objectStore('entries').put(entry));
     totalBytes += entry.bytes;
   }
   const thread: ThreadRecord = { threadId, totalBytes, nextSeq: count + 1, entries: count };

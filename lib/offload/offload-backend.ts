@@ -2,8 +2,7 @@ import { type Backend, BackendError, type FileInfo, type GrepMatch } from '../ba
 import { fileFilter, globMatcher } from '../backends/glob.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
 import { checkReadOptions, compilePattern, grepText, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
-import type { OffloadStore, StoredResultInfo } from '../store/offload-store.js';
-import { LineIndex } from './line-index.js';
+import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
 import { isValidResultKey, offloadMount } from './result-path.js';
 
 const mountDir = offloadMount.slice(0, -1);
@@ -20,9 +19,6 @@ function fullPath(path: string): string {
  * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
  */
 export class OffloadBackend implements Backend {
-  /** The lines of the last result read, so paging through one result scans it once. */
-  #lastRead: { key: string; index: LineIndex } | undefined;
-
   constructor(
     readonly store: OffloadStore,
     readonly threadId: string,
@@ -47,10 +43,19 @@ export class OffloadBackend implements Backend {
   }
 
   /** The stored text of `/<key>`; 'evicted' (saying why) or 'not-found' naming the full path. */
-  async #text(path: string): Promise<string> {
-    const key = path.slice(1);
+  #text(path: string): Promise<string> {
+    return this.#reading(path, (key) => this.store.read(this.threadId, key));
+  }
+
+  /** Lines of `/<key>` and its line count, reading only the part of the text that holds them. */
+  #lines(path: string, offset: number, limit?: number): Promise<LinesRead> {
+    return this.#reading(path, (key) => this.store.readLines(this.threadId, key, offset, limit));
+  }
+
+  /** Runs a read of the result at `path`, a 'not-found' naming the full path. */
+  async #reading<T>(path: string, read: (key: string) => Promise<T>): Promise<T> {
     try {
-      return await this.store.read(this.threadId, key);
+      return await read(path.slice(1));
     } catch (error) {
       if (error instanceof BackendError && error.code === 'not-found') {
         throw new BackendError('not-found', `${fullPath(path)} not found: no tool result was stored under this path.`);
@@ -80,16 +85,15 @@ export class OffloadBackend implements Backend {
   async read(path: string, options?: ReadOptions): Promise<string> {
     const file = this.#file(path);
     const { offset, limit } = checkReadOptions(options);
-    const text = await this.#text(file);
-    if (offset === 0 && limit === undefined) return text;
-    const index = this.#index(file, text);
-    if (offset > 0 && offset >= index.lines) throw pastTheEnd(fullPath(file), offset, index.lines);
-    return index.page(offset, limit);
+    if (offset === 0 && limit === undefined) return this.#text(file);
+    const { text, totalLines } = await this.#lines(file, offset, limit);
+    if (offset > 0 && offset >= totalLines) throw pastTheEnd(fullPath(file), offset, totalLines);
+    return text;
   }
 
   async lineCount(path: string): Promise<number> {
-    const file = this.#file(path);
-    return this.#index(file, await this.#text(file)).lines;
+    // Limit 0: the count comes from the stored record, no text is read.
+    return (await this.#lines(this.#file(path), 0, 0)).totalLines;
   }
 
   /** A path that must name a file, not the mount itself. */
@@ -98,15 +102,6 @@ export class OffloadBackend implements Backend {
     if (file === '/')
       throw new BackendError('invalid-argument', `${offloadMount} is a directory; read one of its files`);
     return file;
-  }
-
-  #index(file: string, text: string): LineIndex {
-    const key = file.slice(1);
-    // Same key and same text (a rerun may have replaced it): the index still holds.
-    if (this.#lastRead?.key !== key || this.#lastRead.index.text !== text) {
-      this.#lastRead = { key, index: new LineIndex(text) };
-    }
-    return this.#lastRead.index;
   }
 
   async grep(pattern: string, options?: { path?: string; glob?: string }): Promise<GrepMatch[]> {

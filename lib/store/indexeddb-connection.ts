@@ -1,11 +1,20 @@
-import { type DBSchema, deleteDB, type IDBPDatabase, type IDBPTransaction, openDB, type StoreNames } from 'idb';
+import {
+  type DBSchema,
+  deleteDB,
+  type IDBPDatabase,
+  type IDBPTransaction,
+  type OpenDBCallbacks,
+  openDB,
+  type StoreNames,
+} from 'idb';
 
 export interface ConnectionOptions<Schema extends DBSchema> {
   name: string;
   version: number;
   /** The object stores this code needs; a newer version of the database that has them all is used as it is. */
   stores: readonly StoreNames<Schema>[];
-  upgrade(database: IDBPDatabase<Schema>, oldVersion: number): void;
+  /** idb's upgrade callback: it may go on with requests of the versionchange transaction it is given. */
+  upgrade: NonNullable<OpenDBCallbacks<Schema>['upgrade']>;
   /** How long an open or delete may stay blocked by another connection before it fails. */
   blockedTimeoutMs: number;
 }
@@ -111,7 +120,7 @@ export class IdbConnection<Schema extends DBSchema> {
     const { name, version, upgrade } = this.options;
     const callbacks = (blocked: () => void) => ({
       blocked,
-      upgrade: (database: IDBPDatabase<Schema>, oldVersion: number) => upgrade(database, oldVersion),
+      upgrade,
       // Another tab wants to upgrade or delete the database: let it, and reopen on the next call.
       blocking: (_current: number, _next: number | null, event: IDBVersionChangeEvent) => {
         (event.target as IDBDatabase).close();

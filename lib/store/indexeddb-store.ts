@@ -10,6 +10,7 @@ import { IdbTx, type OffloadTransaction } from './indexeddb-tx.js';
 import type {
   AppliedChange,
   EvictionRecord,
+  LinesRead,
   OffloadStore,
   StagedResult,
   StoreChange,
@@ -21,16 +22,20 @@ import { StoreBroadcast } from './store-broadcast.js';
 import { failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
+import * as reads from './store-reads.js';
 import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
 export interface IndexedDbOffloadStoreOptions {
   /** The database name; default 'tool-output-offload'. */
   name?: string;
   /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
   blockedTimeoutMs?: number;
+  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 262,144. */
+  chunkChars?: number;
 }
 
-const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'texts', 'evictions', 'undo'];
+const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo'];
 
 /**
  * The OffloadStore in IndexedDB (S1–S5). Each operation is one transaction; a commit's eviction
@@ -40,6 +45,7 @@ const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'text
  */
 export class IndexedDbOffloadStore implements OffloadStore {
   readonly name: string;
+  readonly #chunkChars: number;
   readonly #connection: IdbConnection<OffloadDb>;
   readonly #listeners = new StoreListeners();
   readonly #broadcast: StoreBroadcast;
@@ -48,6 +54,7 @@ export class IndexedDbOffloadStore implements OffloadStore {
 
   constructor(options: IndexedDbOffloadStoreOptions = {}) {
     this.name = options.name ?? 'tool-output-offload';
+    this.#chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
     this.#connection = new IdbConnection<OffloadDb>({
       name: this.name,
       version: OFFLOAD_DB_VERSION,
@@ -84,7 +91,14 @@ export class IndexedDbOffloadStore implements OffloadStore {
   }
 
   read(threadId: string, key: string): Promise<string> {
-    return this.#run(['entries', 'texts', 'evictions'], 'readonly', (tx) => operations.readText(tx, threadId, key));
+    return this.#run(['entries', 'chunks', 'evictions'], 'readonly', (tx) => reads.readText(tx, threadId, key));
+  }
+
+  async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
+    reads.checkLineRange(offset, limit);
+    return this.#run(['entries', 'chunks', 'evictions'], 'readonly', (tx) =>
+      reads.readLines(tx, threadId, key, offset, limit),
+    );
   }
 
   async evictions(threadId?: string): Promise<EvictionRecord[]> {
@@ -128,7 +142,7 @@ export class IndexedDbOffloadStore implements OffloadStore {
 
   async stage(result: StagedResult): Promise<void> {
     operations.checkStaged(result);
-    await this.#run(['staged', 'texts'], 'readwrite', (tx) => operations.stageResult(tx, result));
+    await this.#run(['staged', 'chunks'], 'readwrite', (tx) => operations.stageResult(tx, result, this.#chunkChars));
   }
 
   async apply(change: StoreChange): Promise<AppliedChange> {
@@ -148,7 +162,7 @@ export class IndexedDbOffloadStore implements OffloadStore {
   }
 
   async settle(threadId: string, keepTurnId?: string): Promise<void> {
-    await this.#run(['undo', 'texts', 'staged'], 'readwrite', (tx) => operations.settle(tx, threadId, keepTurnId));
+    await this.#run(['undo', 'chunks', 'staged'], 'readwrite', (tx) => operations.settle(tx, threadId, keepTurnId));
   }
 
   async clearThread(threadId: string): Promise<void> {

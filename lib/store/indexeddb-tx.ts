@@ -1,6 +1,9 @@
 import type { IDBPTransaction } from 'idb';
-import { type OffloadDb, type OffloadStoreName, queueRange, threadRange } from './indexeddb-schema.js';
+import { type OffloadDb, type OffloadStoreName, queueRange, textRange, threadRange } from './indexeddb-schema.js';
 import type { EntryRecord, LoggedEviction, StagedRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
+
+/** Characters of text a stage serializes in one main-thread task at most (a chunk is never split). */
+const charsPerTask = 262_144;
 
 export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 'readwrite'>;
 
@@ -50,14 +53,33 @@ export class IdbTx implements StoreTx {
     return this.tx.objectStore('staged').delete([threadId, key]);
   }
 
-  text(textId: string) {
-    return this.tx.objectStore('texts').get(textId);
+  chunks(textId: string, first: number, last: number) {
+    // One get a chunk, all at once: Chromium answers them faster than one getAll of the range.
+    const chunks = this.tx.objectStore('chunks');
+    return Promise.all(Array.from({ length: last - first + 1 }, (_, i) => chunks.get([textId, first + i])));
   }
-  async putText(textId: string, text: string) {
-    await this.tx.objectStore('texts').put(text, textId);
+  async putText(textId: string, parts: readonly string[]) {
+    // Each put serializes its chunk on this thread: a megabyte at once would block it for long, so
+    // puts go in batches of at most `charsPerTask`, each waited for (the next batch is a new task).
+    const chunks = this.tx.objectStore('chunks');
+    let batch: Promise<unknown>[] = [];
+    let chars = 0;
+    for (const [index, part] of parts.entries()) {
+      if (batch.length > 0 && chars + part.length > charsPerTask) {
+        await Promise.all(batch);
+        batch = [];
+        chars = 0;
+      }
+      const request = chunks.put(part, [textId, index]);
+      // A failed put (or a later one throwing) fails the stage; never an unhandled rejection meanwhile.
+      request.catch(() => {});
+      batch.push(request);
+      chars += part.length;
+    }
+    await Promise.all(batch);
   }
   deleteText(textId: string) {
-    return this.tx.objectStore('texts').delete(textId);
+    return this.tx.objectStore('chunks').delete(textRange(textId));
   }
 
   addEviction(record: Omit<LoggedEviction, 'id'>) {
@@ -71,6 +93,18 @@ export class IdbTx implements StoreTx {
     const index = this.tx.objectStore('evictions').index('byKey');
     const cursor = await index.openCursor(IDBKeyRange.only([threadId, key]), 'prev');
     return cursor?.value;
+  }
+  async evictionOf(threadId: string, key: string, seq: number) {
+    // A key is evicted a few times at most: its own records, through the [threadId, key] index.
+    const index = this.tx.objectStore('evictions').index('byKey');
+    for (
+      let cursor = await index.openCursor(IDBKeyRange.only([threadId, key]));
+      cursor;
+      cursor = await cursor.continue()
+    ) {
+      if (cursor.value.seq === seq) return cursor.value;
+    }
+    return undefined;
   }
   evictionsOf(threadId: string) {
     return this.tx.objectStore('evictions').index('byThread').getAll(threadId);

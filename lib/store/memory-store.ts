@@ -3,6 +3,7 @@ import { MemoryTables, MemoryTx } from './memory-tables.js';
 import type {
   AppliedChange,
   EvictionRecord,
+  LinesRead,
   OffloadStore,
   StagedResult,
   StoreChange,
@@ -13,7 +14,14 @@ import type {
 import { failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
+import * as reads from './store-reads.js';
 import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
+
+export interface MemoryOffloadStoreOptions {
+  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 262,144. */
+  chunkChars?: number;
+}
 
 /**
  * An `OffloadStore` in memory: the same rules as the IndexedDB store (shared in
@@ -21,10 +29,15 @@ import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.j
  * at a time, and one that throws is rolled back, so each is atomic like a transaction.
  */
 export class MemoryOffloadStore implements OffloadStore {
+  readonly #chunkChars: number;
   readonly #tables = new MemoryTables();
   readonly #failures: StoreFailure[] = [];
   readonly #listeners = new StoreListeners();
   #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: MemoryOffloadStoreOptions = {}) {
+    this.#chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
+  }
 
   #atomic<T>(operation: (tx: StoreTx) => Promise<T>): Promise<T> {
     const run = this.#queue.then(async () => {
@@ -33,6 +46,7 @@ export class MemoryOffloadStore implements OffloadStore {
         return await operation(new MemoryTx(this.#tables, journal));
       } catch (error) {
         journal.rollback();
+        this.#tables.forgetQueues();
         throw error;
       }
     });
@@ -49,7 +63,12 @@ export class MemoryOffloadStore implements OffloadStore {
   }
 
   read(threadId: string, key: string): Promise<string> {
-    return this.#atomic((tx) => operations.readText(tx, threadId, key));
+    return this.#atomic((tx) => reads.readText(tx, threadId, key));
+  }
+
+  async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
+    reads.checkLineRange(offset, limit);
+    return this.#atomic((tx) => reads.readLines(tx, threadId, key, offset, limit));
   }
 
   async evictions(threadId?: string): Promise<EvictionRecord[]> {
@@ -85,7 +104,7 @@ export class MemoryOffloadStore implements OffloadStore {
 
   async stage(result: StagedResult): Promise<void> {
     operations.checkStaged(result);
-    await this.#atomic((tx) => operations.stageResult(tx, result));
+    await this.#atomic((tx) => operations.stageResult(tx, result, this.#chunkChars));
   }
 
   async apply(change: StoreChange): Promise<AppliedChange> {

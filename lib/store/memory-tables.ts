@@ -1,15 +1,73 @@
 import type { MapJournal } from './memory-journal.js';
 import type { EntryRecord, LoggedEviction, StagedRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
 
+/**
+ * A thread's entries in seq order, so the oldest is found without a scan: a commit appends (its
+ * seq is the thread's highest), and entries no longer live are skipped when met. Anything out of
+ * order (a restored entry, a rolled-back operation) drops the queue; it is rebuilt once, sorted.
+ */
+class SeqQueue {
+  #items: Array<{ seq: number; key: string }>;
+  #head = 0;
+
+  constructor(entries: Iterable<EntryRecord>) {
+    this.#items = Array.from(entries, ({ seq, key }) => ({ seq, key })).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** False when `seq` is not past the last one (the queue must then be rebuilt). */
+  append(seq: number, key: string): boolean {
+    const last = this.#items.at(-1);
+    if (last && last.seq >= seq) return false;
+    this.#items.push({ seq, key });
+    return true;
+  }
+
+  /** The live entry with the lowest seq; what it skips stays skipped, and goes once it is most of the queue. */
+  oldest(entries: Map<string, EntryRecord>): EntryRecord | undefined {
+    let oldest: EntryRecord | undefined;
+    while (this.#head < this.#items.length) {
+      const { seq, key } = this.#items[this.#head]!;
+      const entry = entries.get(key);
+      if (entry?.seq === seq) {
+        oldest = entry;
+        break;
+      }
+      this.#head++;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return oldest;
+  }
+}
+
 /** The memory store's tables: per thread where a thread is what is asked for. */
 export class MemoryTables {
   readonly threads = new Map<string, ThreadRecord>();
   readonly entries = new Map<string, Map<string, EntryRecord>>();
   readonly staged = new Map<string, Map<string, StagedRecord>>();
-  readonly texts = new Map<string, string>();
+  /** Each text's chunks, by text id. */
+  readonly texts = new Map<string, readonly string[]>();
   readonly evictions = new Map<string, Map<number, LoggedEviction>>();
   readonly undo = new Map<string, Map<string, UndoRecord>>();
+  /** Each thread's eviction queue, built on demand. */
+  readonly queues = new Map<string, SeqQueue>();
   nextEvictionId = 1;
+
+  queue(threadId: string): SeqQueue {
+    let queue = this.queues.get(threadId);
+    if (!queue) {
+      queue = new SeqQueue(this.entries.get(threadId)?.values() ?? []);
+      this.queues.set(threadId, queue);
+    }
+    return queue;
+  }
+
+  /** After a rollback the queues may list what is gone or miss what came back: rebuild them. */
+  forgetQueues(): void {
+    this.queues.clear();
+  }
 }
 
 /** The thread's table in `tables` (an empty one is created on demand; it holds no data). */
@@ -24,7 +82,10 @@ function of<V>(tables: Map<string, Map<string | number, V>>, threadId: string): 
   return table;
 }
 
-/** Entry, staged, thread and eviction records are flat: a shallow copy is a full one, and cheap at 10,000 entries. */
+/**
+ * Entry, staged, thread and eviction records are flat but for an entry's `chunkNewlines`, which
+ * nothing ever changes: a shallow copy is as good as a full one, and cheap at 10,000 entries.
+ */
 const copy = <T extends object>(value: T | undefined): T | undefined =>
   value === undefined ? undefined : { ...value };
 /** Undo records nest their steps. */
@@ -48,16 +109,15 @@ export class MemoryTx implements StoreTx {
     return copy(of(this.tables.entries, threadId).get(key));
   }
   async oldestEntry(threadId: string) {
-    let oldest: EntryRecord | undefined;
-    for (const entry of of(this.tables.entries, threadId).values())
-      if (!oldest || entry.seq < oldest.seq) oldest = entry;
-    return copy(oldest);
+    return copy(this.tables.queue(threadId).oldest(of(this.tables.entries, threadId)));
   }
   async entries(threadId: string) {
     return [...of(this.tables.entries, threadId).values()].map((entry) => copy(entry)!).sort((a, b) => a.seq - b.seq);
   }
   async putEntry(record: EntryRecord) {
     this.journal.set(of(this.tables.entries, record.threadId), record.key, copy(record)!);
+    const queue = this.tables.queues.get(record.threadId);
+    if (queue && !queue.append(record.seq, record.key)) this.tables.queues.delete(record.threadId);
   }
   async deleteEntry(threadId: string, key: string) {
     this.journal.delete(of(this.tables.entries, threadId), key);
@@ -76,11 +136,12 @@ export class MemoryTx implements StoreTx {
     this.journal.delete(of(this.tables.staged, threadId), key);
   }
 
-  async text(textId: string) {
-    return this.tables.texts.get(textId);
+  async chunks(textId: string, first: number, last: number) {
+    const chunks = this.tables.texts.get(textId) ?? [];
+    return Array.from({ length: last - first + 1 }, (_, i) => chunks[first + i]);
   }
-  async putText(textId: string, text: string) {
-    this.journal.set(this.tables.texts, textId, text);
+  async putText(textId: string, chunks: readonly string[]) {
+    this.journal.set(this.tables.texts, textId, [...chunks]);
   }
   async deleteText(textId: string) {
     this.journal.delete(this.tables.texts, textId);
@@ -93,6 +154,9 @@ export class MemoryTx implements StoreTx {
   }
   async deleteEviction(id: number) {
     for (const log of this.tables.evictions.values()) this.journal.delete(log, id);
+  }
+  async evictionOf(threadId: string, key: string, seq: number) {
+    return (await this.evictionsOf(threadId)).find((eviction) => eviction.key === key && eviction.seq === seq);
   }
   async lastEviction(threadId: string, key: string) {
     const matching = (await this.evictionsOf(threadId)).filter((eviction) => eviction.key === key);

@@ -74,11 +74,23 @@ export interface AppliedChange {
   entries: number;
 }
 
+/** What `readLines` returns: the lines asked for and the text's line count. */
+export interface LinesRead {
+  text: string;
+  totalLines: number;
+}
+
 export interface OffloadStore {
   /** Entries, oldest first; all threads when no thread is given. */
   list(threadId?: string): Promise<StoredResultInfo[]>;
   /** The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. */
   read(threadId: string, key: string): Promise<string>;
+  /**
+   * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
+   * end; no limit reads to the end), and how many lines the text has. Reads only the part of the
+   * text that holds them (limit 0 reads none). Throws like `read`.
+   */
+  readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
   /** The eviction log, oldest first. */
   evictions(threadId?: string): Promise<EvictionRecord[]>;
   totalBytes(threadId: string): Promise<number>;

@@ -1,4 +1,3 @@
-import { BackendError } from '../backends/backend.js';
 import type {
   AppliedChange,
   EvictionReason,
@@ -8,6 +7,7 @@ import type {
   StoreEvent,
 } from './offload-store.js';
 import { type EntryRecord, newTextId, type StoreTx, type ThreadRecord, type UndoRecord } from './store-records.js';
+import { chunkText } from './text-chunks.js';
 
 /**
  * The store's rules, written once over `StoreTx` so the memory and IndexedDB stores behave the
@@ -19,13 +19,6 @@ export interface Outcome<T> {
   events: StoreEvent[];
   error?: Error;
 }
-
-const reasonInWords: Record<EvictionReason, string> = {
-  bound: "to keep the thread's stored results within maxTotalBytes (the oldest results go first)",
-  summarized: 'because a summary now covers the conversation that produced it',
-  blocked: 'because the turn that stored it was blocked by an output check',
-  replaced: 'because a rerun of the same call replaced it',
-};
 
 export function checkStaged(result: StagedResult): void {
   for (const field of ['threadId', 'key', 'path', 'toolName'] as const) {
@@ -39,32 +32,29 @@ export function checkStaged(result: StagedResult): void {
   }
 }
 
-/** Writes the text under a fresh id and the staged record beside it, replacing an earlier staging. */
-export async function stageResult(tx: StoreTx, result: StagedResult): Promise<void> {
+/** Writes the text, in chunks, under a fresh id and the staged record beside it, replacing an earlier staging. */
+export async function stageResult(tx: StoreTx, result: StagedResult, chunkChars: number): Promise<void> {
   const { text, ...info } = result;
-  const earlier = await tx.staged(result.threadId, result.key);
-  if (earlier) await tx.deleteText(earlier.textId);
+  const { chunks, layout } = chunkText(text, chunkChars);
   const textId = newTextId();
-  await tx.putText(textId, text);
-  await tx.putStaged({ ...info, textId });
+  // Requests run in the order they are made: this read sees the staging the put below replaces.
+  const [earlier] = await Promise.all([
+    tx.staged(result.threadId, result.key),
+    tx.putStaged({ ...info, ...layout, textId }),
+    tx.putText(textId, chunks),
+  ]);
+  if (earlier) await tx.deleteText(earlier.textId);
 }
 
-export async function readText(tx: StoreTx, threadId: string, key: string): Promise<string> {
-  const entry = await tx.entry(threadId, key);
-  const text = entry && (await tx.text(entry.textId));
-  if (text !== undefined) return text;
-  const eviction = await tx.lastEviction(threadId, key);
-  if (eviction) {
-    throw new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.`);
-  }
-  throw new BackendError('not-found', `${key} not found: no result was stored under this key in thread ${threadId}.`);
-}
-
-/** The running state of one operation on one thread. */
+/**
+ * The running state of one operation on one thread. Writes are issued without waiting for each
+ * (a store runs them in order, and later reads see them); `finish` waits for them all.
+ */
 class ThreadChange {
   readonly events: StoreEvent[] = [];
   readonly evicted: EvictionRecord[] = [];
   readonly stored: string[] = [];
+  readonly #writes: Promise<unknown>[] = [];
 
   constructor(
     readonly tx: StoreTx,
@@ -74,36 +64,49 @@ class ThreadChange {
   ) {}
 
   static async open(tx: StoreTx, threadId: string, turnId: string | undefined, now: number) {
-    const thread = (await tx.thread(threadId)) ?? { threadId, totalBytes: 0, nextSeq: 1, entries: 0 };
-    const undo =
-      turnId === undefined ? undefined : ((await tx.undo(threadId, turnId)) ?? { threadId, turnId, steps: [] });
-    return new ThreadChange(tx, thread, undo, now);
+    const [thread, undo] = await Promise.all([
+      tx.thread(threadId),
+      turnId === undefined ? undefined : tx.undo(threadId, turnId),
+    ]);
+    return new ThreadChange(
+      tx,
+      thread ?? { threadId, totalBytes: 0, nextSeq: 1, entries: 0 },
+      turnId === undefined ? undefined : (undo ?? { threadId, turnId, steps: [] }),
+      now,
+    );
+  }
+
+  write(request: Promise<unknown>): void {
+    // A failed write fails `finish` (or the transaction, first); never an unhandled rejection meanwhile.
+    request.catch(() => {});
+    this.#writes.push(request);
   }
 
   /** Takes a live entry out. Its text stays (for undo) unless `deleteText`. */
-  async evict(entry: EntryRecord, reason: EvictionReason, turnId: string, deleteText = false): Promise<void> {
-    await this.tx.deleteEntry(entry.threadId, entry.key);
+  evict(entry: EntryRecord, reason: EvictionReason, turnId: string, deleteText = false): void {
+    this.write(this.tx.deleteEntry(entry.threadId, entry.key));
     this.thread.totalBytes -= entry.bytes;
     this.thread.entries -= 1;
     const logged = { threadId: entry.threadId, key: entry.key, path: entry.path, bytes: entry.bytes, at: this.now };
-    const evictionId = await this.tx.addEviction({ ...logged, reason, turnId });
+    this.write(this.tx.addEviction({ ...logged, reason, turnId, seq: entry.seq }));
     this.evicted.push({ ...logged, reason });
-    if (deleteText) await this.tx.deleteText(entry.textId);
-    else this.undo?.steps.push({ kind: 'evicted', entry, evictionId });
+    if (deleteText) this.write(this.tx.deleteText(entry.textId));
+    else this.undo?.steps.push({ kind: 'evicted', entry });
     this.events.push({ type: 'evicted', threadId: entry.threadId, key: entry.key, totalBytes: 0 });
   }
 
-  async add(entry: EntryRecord, event: 'stored' | 'restored'): Promise<void> {
-    await this.tx.putEntry(entry);
+  add(entry: EntryRecord, event: 'stored' | 'restored'): void {
+    this.write(this.tx.putEntry(entry));
     this.thread.totalBytes += entry.bytes;
     this.thread.entries += 1;
     this.events.push({ type: event, threadId: entry.threadId, key: entry.key, totalBytes: 0 });
   }
 
-  /** Saves the thread and the undo log, and stamps every event with the final total. */
+  /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
   async finish(): Promise<AppliedChange> {
-    await this.tx.putThread(this.thread);
-    if (this.undo && this.undo.steps.length > 0) await this.tx.putUndo(this.undo);
+    this.write(this.tx.putThread(this.thread));
+    if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo(this.undo));
+    await Promise.all(this.#writes);
     for (const event of this.events) event.totalBytes = this.thread.totalBytes;
     return this.summary();
   }
@@ -127,28 +130,34 @@ export async function commit(
   if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes < 1) {
     throw new RangeError(`commit: maxTotalBytes must be a positive integer, got ${maxTotalBytes}`);
   }
-  const run = await ThreadChange.open(tx, threadId, turnId, now);
-  const staged = await tx.staged(threadId, key);
+  // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
+  const [run, staged, live, oldestBefore] = await Promise.all([
+    ThreadChange.open(tx, threadId, turnId, now),
+    tx.staged(threadId, key),
+    tx.entry(threadId, key),
+    tx.oldestEntry(threadId),
+  ]);
   if (!staged) return { value: run.summary(), events: [] };
   if (staged.bytes > maxTotalBytes) {
-    await tx.deleteStaged(threadId, key);
-    await tx.deleteText(staged.textId);
+    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
     const error = new RangeError(
       `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}); it was not stored`,
     );
     return { value: run.summary(), events: [], error };
   }
-  const live = await tx.entry(threadId, key);
-  if (live) await run.evict(live, 'replaced', turnId);
+  if (live) run.evict(live, 'replaced', turnId);
+  // Still the oldest unless it was the entry just replaced.
+  let oldest = oldestBefore?.key === live?.key ? undefined : oldestBefore;
   while (run.thread.totalBytes + staged.bytes > maxTotalBytes) {
-    const oldest = await tx.oldestEntry(threadId);
+    oldest ??= await tx.oldestEntry(threadId);
     if (!oldest) break;
-    await run.evict(oldest, 'bound', turnId);
+    run.evict(oldest, 'bound', turnId);
+    oldest = undefined;
   }
   const { turnId: _stagedTurn, ...info } = staged;
   const seq = run.thread.nextSeq++;
-  await run.add({ ...info, seq }, 'stored');
-  await tx.deleteStaged(threadId, key);
+  run.add({ ...info, seq }, 'stored');
+  run.write(tx.deleteStaged(threadId, key));
   run.stored.push(key);
   run.undo?.steps.push({ kind: 'stored', key, seq });
   return { value: await run.finish(), events: run.events };
@@ -171,7 +180,7 @@ export async function drop(
   const run = await ThreadChange.open(tx, change.threadId, change.turnId, now);
   for (const key of change.keys) {
     const live = await tx.entry(change.threadId, key);
-    if (live) await run.evict(live, change.reason, change.turnId);
+    if (live) run.evict(live, change.reason, change.turnId);
   }
   return { value: await run.finish(), events: run.events };
 }
@@ -182,13 +191,14 @@ export async function restoreTurn(tx: StoreTx, threadId: string, turnId: string,
   for (const step of [...(undo?.steps ?? [])].reverse()) {
     const live = await tx.entry(threadId, step.kind === 'stored' ? step.key : step.entry.key);
     if (step.kind === 'stored') {
-      if (live?.seq === step.seq) await run.evict(live, 'blocked', turnId, true);
+      if (live?.seq === step.seq) run.evict(live, 'blocked', turnId, true);
     } else if (live) {
       // A later turn stored the key again: the newer result wins; the undo copy goes.
       await tx.deleteText(step.entry.textId);
     } else {
-      await run.add(step.entry, 'restored');
-      await tx.deleteEviction(step.evictionId);
+      run.add(step.entry, 'restored');
+      const logged = await tx.evictionOf(threadId, step.entry.key, step.entry.seq);
+      if (logged) await tx.deleteEviction(logged.id);
     }
   }
   if (undo) await tx.deleteUndo(threadId, turnId);

@@ -1,18 +1,19 @@
 import type { EvictionRecord, StagedResult, StoredResultInfo } from './offload-store.js';
+import type { TextLayout } from './text-chunks.js';
 
 /**
  * What every store keeps, whatever holds it (maps in memory, object stores in IndexedDB). Texts
- * live apart from their records, under ids of their own, so listing never loads a text and a
- * staged rerun of a key never overwrites the live text of that key.
+ * live apart from their records, in chunks under ids of their own, so listing never loads a text,
+ * a page reads only its chunks, and a staged rerun of a key never overwrites the live text of that key.
  */
 
-/** A live entry: its info and where its text is. */
-export interface EntryRecord extends StoredResultInfo {
+/** A live entry: its info, where its text is, and how its lines fall in its chunks. */
+export interface EntryRecord extends StoredResultInfo, TextLayout {
   textId: string;
 }
 
 /** A staged result: its info without a place in the queue, and where its text is. */
-export interface StagedRecord extends Omit<StagedResult, 'text'> {
+export interface StagedRecord extends Omit<StagedResult, 'text'>, TextLayout {
   textId: string;
 }
 
@@ -20,12 +21,15 @@ export interface StagedRecord extends Omit<StagedResult, 'text'> {
 export interface LoggedEviction extends EvictionRecord {
   id: number;
   turnId: string;
+  /**
+   * The evicted entry's seq: with the thread and key it names this record (an entry is evicted at
+   * most once until it is restored, which deletes the record), so an undo step needs no log id.
+   */
+  seq: number;
 }
 
 /** One thing a turn did, in order, so `restoreTurn` can undo it backwards. */
-export type UndoStep =
-  | { kind: 'stored'; key: string; seq: number }
-  | { kind: 'evicted'; entry: EntryRecord; evictionId: number };
+export type UndoStep = { kind: 'stored'; key: string; seq: number } | { kind: 'evicted'; entry: EntryRecord };
 
 export interface UndoRecord {
   threadId: string;
@@ -63,8 +67,10 @@ export interface StoreTx {
   putStaged(record: StagedRecord): Promise<void>;
   deleteStaged(threadId: string, key: string): Promise<void>;
 
-  text(textId: string): Promise<string | undefined>;
-  putText(textId: string, text: string): Promise<void>;
+  /** Chunks `first` to `last` of a text, in order; undefined where a chunk is missing. */
+  chunks(textId: string, first: number, last: number): Promise<Array<string | undefined>>;
+  putText(textId: string, chunks: readonly string[]): Promise<void>;
+  /** Deletes every chunk of the text. */
   deleteText(textId: string): Promise<void>;
 
   /** Logs an eviction; returns its id (ids only grow). */
@@ -72,6 +78,8 @@ export interface StoreTx {
   deleteEviction(id: number): Promise<void>;
   /** The most recent eviction of the key, if any. */
   lastEviction(threadId: string, key: string): Promise<LoggedEviction | undefined>;
+  /** The logged eviction of the key's entry numbered `seq`, if any. */
+  evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
   /** The thread's eviction log, oldest first. */
   evictionsOf(threadId: string): Promise<LoggedEviction[]>;
 
@@ -82,7 +90,7 @@ export interface StoreTx {
 }
 
 export function toInfo(record: EntryRecord): StoredResultInfo {
-  const { textId: _textId, ...info } = record;
+  const { textId: _textId, chunkNewlines: _chunks, lines: _lines, ...info } = record;
   return info;
 }
 

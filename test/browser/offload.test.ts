@@ -104,7 +104,7 @@ describe('ToolOutputOffload in Chromium with IndexedDB', () => {
     const original = IDBObjectStore.prototype.put;
     let full = false;
     IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: [unknown, IDBValidKey?]) {
-      if (full && this.name === 'texts') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      if (full && this.name === 'chunks') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
       return original.apply(this, args);
     };
     const stage = store.stage.bind(store);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from '../../lib/backends/backend.js';
 import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
-import { utf8Bytes } from '../../lib/text.js';
+import { sliceLines, utf8Bytes } from '../../lib/text.js';
 import { result } from './fixtures/staged-result.js';
 
 export { result };
@@ -69,6 +69,59 @@ export function storeContract(name: string, stores: ContractStores): void {
         await put(store, 'a', 'k', text);
         expect(await store.read('a', 'k')).toBe(text);
         expect(await store.totalBytes('a')).toBe(utf8Bytes(text));
+      }));
+
+    it('readLines gives lines [offset, offset + limit) with their newlines and the line count', () =>
+      withStore(async (store) => {
+        const text = `${Array.from({ length: 40 }, (_, i) => `line ${i} ${'é😀'.repeat(i % 5)}`).join('\n')}\n`;
+        await put(store, 'a', 'k', text, 't1', 10_000);
+        for (const [offset, limit] of [
+          [0, 1],
+          [0, 40],
+          [3, 7],
+          [38, 5],
+          [17, undefined],
+          [0, undefined],
+        ] as const) {
+          expect(await store.readLines('a', 'k', offset, limit)).toEqual({
+            text: sliceLines(text, offset, limit),
+            totalLines: 40,
+          });
+        }
+        // Pages concatenate back to the text; past the end is '' and still says how many lines there are.
+        const pages: string[] = [];
+        for (let offset = 0; offset < 40; offset += 6) pages.push((await store.readLines('a', 'k', offset, 6)).text);
+        expect(pages.join('')).toBe(text);
+        expect(await store.readLines('a', 'k', 40, 10)).toEqual({ text: '', totalLines: 40 });
+        expect(await store.readLines('a', 'k', 12, 0)).toEqual({ text: '', totalLines: 40 });
+      }));
+
+    it('readLines counts lines as the file tools do: a last line without a newline, an empty text, one long line', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'open', 'one\ntwo\nthree', 't1', 10_000);
+        expect(await store.readLines('a', 'open', 2, 5)).toEqual({ text: 'three', totalLines: 3 });
+        await put(store, 'a', 'empty', '', 't1', 10_000);
+        expect(await store.readLines('a', 'empty', 0, 5)).toEqual({ text: '', totalLines: 0 });
+        expect(await store.read('a', 'empty')).toBe('');
+        const long = `${'x'.repeat(300)}😀${'y'.repeat(300)}\nshort\n`;
+        await put(store, 'a', 'long', long, 't1', 10_000);
+        expect(await store.readLines('a', 'long', 0, 1)).toEqual({ text: long.slice(0, -6), totalLines: 2 });
+        expect(await store.readLines('a', 'long', 1, 1)).toEqual({ text: 'short\n', totalLines: 2 });
+      }));
+
+    it('readLines fails as read does, and rejects a bad offset or limit naming it', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        const evicted = (await rejection(store.readLines('a', 'k1', 0, 10))) as BackendError;
+        expect(evicted).toMatchObject({ code: 'evicted' });
+        expect(evicted.message).toBe((await rejection(store.read('a', 'k1'))).message);
+        expect((await rejection(store.readLines('a', 'nope', 0))) as BackendError).toMatchObject({ code: 'not-found' });
+        expect((await rejection(store.readLines('a', 'k2', -1))).message).toMatch(
+          /offset must be a non-negative integer, got -1/,
+        );
+        expect(await rejection(store.readLines('a', 'k2', 0, 1.5))).toBeInstanceOf(RangeError);
+        expect((await rejection(store.readLines('a', 'k2', 0, Number.NaN))).message).toMatch(/limit must be/);
       }));
 
     it('changes nothing when a commit has no staged result (never staged, or already committed)', () =>

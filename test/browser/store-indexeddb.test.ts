@@ -60,7 +60,7 @@ describe('IndexedDbOffloadStore', () => {
     const store = open();
     await put(store, 't', 'k1', 'live text');
     const before = await snapshot(store.name, 't');
-    const restore = failOn('put', 'texts');
+    const restore = failOn('put', 'chunks');
     let thrown: unknown;
     try {
       await store.stage(result('t', 'k1', 'rerun that does not fit', 't2'));

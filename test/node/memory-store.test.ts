@@ -5,3 +5,9 @@ storeContract('MemoryOffloadStore', {
   open: async () => new MemoryOffloadStore(),
   dispose: async () => {},
 });
+
+// Every text in many chunks of 7 code units, so pages cross chunks.
+storeContract('MemoryOffloadStore, texts in chunks of 7', {
+  open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
+  dispose: async () => {},
+});

@@ -143,6 +143,37 @@ describe('OffloadBackend', () => {
   });
 });
 
+describe('OffloadBackend over a store that keeps texts in chunks', () => {
+  it('pages through only the lines asked for, and counts lines without reading the text', async () => {
+    const store = new MemoryOffloadStore({ chunkChars: 100 });
+    const offload = new ToolOutputOffload({ thresholdTokens: 1000, store });
+    const text = bigText(300);
+    await storeResult(offload, text, { key: 'big' });
+    const asked: string[] = [];
+    const read = store.read.bind(store);
+    const readLines = store.readLines.bind(store);
+    store.read = (threadId, key) => {
+      asked.push(`read ${key}`);
+      return read(threadId, key);
+    };
+    store.readLines = (threadId, key, offset, limit) => {
+      asked.push(`readLines ${key} ${offset} ${limit}`);
+      return readLines(threadId, key, offset, limit);
+    };
+    const backend = offload.backend('t1');
+    const pages: string[] = [];
+    for (let offset = 0; offset < 300; offset += 70) pages.push(await backend.read('/big', { offset, limit: 70 }));
+    expect(pages.join('')).toBe(text);
+    expect(await backend.lineCount('/big')).toBe(300);
+    expect((await failure(backend.read('/big', { offset: 300 }))).message).toContain('the file has 300 lines');
+    expect(asked).toEqual([
+      ...[0, 70, 140, 210, 280].map((offset) => `readLines big ${offset} 70`),
+      'readLines big 0 0',
+      'readLines big 300 undefined',
+    ]);
+  });
+});
+
 describe('LineIndex', () => {
   it('pages exactly as sliceLines and counts as countLines', () => {
     fc.assert(
