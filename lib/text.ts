@@ -6,13 +6,27 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / charsPerToken);
 }
 
+/** Any UTF-16 code unit past ASCII (surrogates included). */
+const nonAscii = /[\u0080-\uffff]/;
+
+/**
+ * How many code units at the start of `text` are ASCII (one UTF-8 byte each), looking at most
+ * `limit` far. A regex scan: on a megabyte of text it is several times faster than a charCodeAt loop.
+ */
+function asciiPrefix(text: string, limit = text.length): number {
+  const head = text.length > limit ? text.slice(0, limit) : text;
+  const at = head.search(nonAscii);
+  return at === -1 ? head.length : at;
+}
+
 /**
  * UTF-8 bytes of `text`, as TextEncoder would write it (a lone surrogate counts 3 bytes, for U+FFFD).
  * Counts without encoding, so a multi-MB text allocates nothing.
  */
 export function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  const ascii = asciiPrefix(text);
+  let bytes = ascii;
+  for (let i = ascii; i < text.length; i++) {
     const size = utf8Size(text, i);
     bytes += size;
     if (size === 4) i++;
@@ -115,8 +129,10 @@ export function cutToBytes(text: string, maxBytes: number): string {
   checkLimit(maxBytes, 'maxBytes');
   // Every UTF-16 unit encodes to at most 3 bytes, so short texts need no scan.
   if (text.length * 3 <= maxBytes) return text;
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  const ascii = asciiPrefix(text, maxBytes);
+  if (ascii >= maxBytes) return text.slice(0, maxBytes);
+  let bytes = ascii;
+  for (let i = ascii; i < text.length; i++) {
     const size = utf8Size(text, i);
     if (bytes + size > maxBytes) return text.slice(0, i);
     bytes += size;

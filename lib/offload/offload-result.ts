@@ -91,7 +91,8 @@ export async function offloadToolResult(
   const keyProblem = resultKeyProblem(result.key);
   if (keyProblem) return notStored(keyProblem);
 
-  const stored = cutToBytes(text, limits.maxResultBytes);
+  // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
+  const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
   const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
   const path = resultPath(result.key);
   const preview = offloadReplacement(

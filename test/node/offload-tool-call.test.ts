@@ -75,6 +75,17 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
     expect((await store.list('t1'))[0]).toMatchObject({ bytes: 9999, originalBytes: 18000, truncated: true });
   });
 
+  it('stores a text of exactly maxResultBytes whole, and one byte more cut', async () => {
+    const { store, offload } = offloadWith({ maxResultBytes: 6000, maxTotalBytes: 50_000 });
+    const exact = `${'é'.repeat(1000)}${'a'.repeat(4000)}`; // 5000 characters (over the threshold), 6000 bytes
+    await storeResult(offload, exact);
+    expect(await store.read('t1', 'key-1')).toBe(exact);
+    expect((await store.list('t1'))[0]).toMatchObject({ bytes: 6000, originalBytes: 6000, truncated: false });
+    await storeResult(offload, `${exact}b`, { key: 'key-2' });
+    expect(await store.read('t1', 'key-2')).toBe(exact);
+    expect((await store.list('t1'))[1]).toMatchObject({ bytes: 6000, originalBytes: 6001, truncated: true });
+  });
+
   it('keeps a surrogate pair whole when cutting', async () => {
     const { store, offload } = offloadWith({ maxResultBytes: 4099 });
     await storeResult(offload, '😀'.repeat(3000)); // 4 bytes each

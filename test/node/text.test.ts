@@ -28,13 +28,21 @@ describe('estimateTokens', () => {
   });
 });
 
+/** Mostly ASCII, as tool output usually is: long ASCII runs, then anything (the counting has an ASCII fast path). */
+const mostlyAscii = fc
+  .tuple(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '~', '\u007f'), maxLength: 200 }), mixedText)
+  .map(([ascii, rest]) => ascii + rest);
+
 describe('utf8Bytes', () => {
   it('counts encoded bytes, not characters', () => {
     expect(utf8Bytes('é😀')).toBe(6);
     expect(utf8Bytes('中')).toBe(3);
+    expect(utf8Bytes('plain ascii\n')).toBe(12);
+    expect(utf8Bytes(`${'a'.repeat(1000)}\u0080`)).toBe(1002);
   });
   it('agrees with TextEncoder on any text, lone surrogates included', () => {
     fc.assert(fc.property(mixedText, (text) => utf8Bytes(text) === encoder.encode(text).length));
+    fc.assert(fc.property(mostlyAscii, (text) => utf8Bytes(text) === encoder.encode(text).length));
   });
 });
 
@@ -104,7 +112,7 @@ describe('cutToBytes', () => {
 
   it('property: the longest prefix within the bound, cut on a character boundary', () => {
     fc.assert(
-      fc.property(mixedText, fc.integer({ min: 0, max: 200 }), (text, maxBytes) => {
+      fc.property(fc.oneof(mixedText, mostlyAscii), fc.integer({ min: 0, max: 300 }), (text, maxBytes) => {
         const cut = cutToBytes(text, maxBytes);
         const bytes = encoder.encode(cut).length;
         if (!text.startsWith(cut) || bytes > maxBytes) return false;
