@@ -99,49 +99,35 @@ export function parseNotice(data: unknown): ChangeNotice | undefined {
   return { protocol: PROTOCOL, kind: 'changed', events: data.events };
 }
 
-function isEntry(value: unknown): value is StoredResultInfo {
-  return (
-    isObject(value) &&
-    isString(value.threadId) &&
-    isString(value.key) &&
-    isString(value.path) &&
-    isString(value.toolName) &&
-    isCount(value.bytes) &&
-    isCount(value.originalBytes) &&
-    isCount(value.estimatedTokens) &&
-    typeof value.truncated === 'boolean' &&
-    isCount(value.seq) &&
-    isCount(value.createdAt) &&
-    isString(value.preview)
-  );
+type Check = (value: unknown) => boolean;
+
+/** True when `value` is an object whose every field named in `shape` passes its check. */
+function matches(value: unknown, shape: Record<string, Check>): boolean {
+  return isObject(value) && Object.entries(shape).every(([field, check]) => check(value[field]));
 }
 
+const isBoolean: Check = (value) => typeof value === 'boolean';
 const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced']);
+const isReason: Check = (value) => reasons.has(value as string);
+const placed = { threadId: isString, key: isString, path: isString };
 
-function isEviction(value: unknown): value is EvictionRecord {
-  return (
-    isObject(value) &&
-    isString(value.threadId) &&
-    isString(value.key) &&
-    isString(value.path) &&
-    isCount(value.bytes) &&
-    isCount(value.at) &&
-    reasons.has(value.reason as string)
-  );
-}
+const entryShape = {
+  ...placed,
+  toolName: isString,
+  bytes: isCount,
+  originalBytes: isCount,
+  estimatedTokens: isCount,
+  truncated: isBoolean,
+  seq: isCount,
+  createdAt: isCount,
+  preview: isString,
+};
+const evictionShape = { ...placed, bytes: isCount, at: isCount, reason: isReason };
+const failureShape = { ...placed, toolName: isString, bytes: isCount, at: isCount, error: isString };
 
-function isFailure(value: unknown): value is StoreFailure {
-  return (
-    isObject(value) &&
-    isString(value.threadId) &&
-    isString(value.key) &&
-    isString(value.path) &&
-    isString(value.toolName) &&
-    isCount(value.bytes) &&
-    isCount(value.at) &&
-    isString(value.error)
-  );
-}
+const isEntry = (value: unknown): value is StoredResultInfo => matches(value, entryShape);
+const isEviction = (value: unknown): value is EvictionRecord => matches(value, evictionShape);
+const isFailure = (value: unknown): value is StoreFailure => matches(value, failureShape);
 
 const arrayOf =
   <T>(isItem: (value: unknown) => value is T) =>
