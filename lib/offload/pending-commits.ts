@@ -5,15 +5,20 @@ export interface StagedDetails {
   bytes: number;
 }
 
+interface Pending extends StagedDetails {
+  /** The turn that staged it. */
+  turnId: string;
+}
+
 /**
  * The results this middleware staged whose commit it has not applied yet, per thread, so a commit
  * that fails (a full quota, S3) is reported with the tool's name and the bytes it held.
  */
 export class PendingCommits {
-  readonly #threads = new Map<string, Map<string, StagedDetails>>();
+  readonly #threads = new Map<string, Map<string, Pending>>();
 
-  add(threadId: string, key: string, details: StagedDetails): void {
-    const staged = this.#threads.get(threadId) ?? new Map<string, StagedDetails>();
+  add(threadId: string, key: string, details: Pending): void {
+    const staged = this.#threads.get(threadId) ?? new Map<string, Pending>();
     staged.set(key, details);
     this.#threads.set(threadId, staged);
   }
@@ -24,11 +29,14 @@ export class PendingCommits {
     const details = staged?.get(key);
     staged?.delete(key);
     if (staged?.size === 0) this.#threads.delete(threadId);
-    return details;
+    return details && { toolName: details.toolName, bytes: details.bytes };
   }
 
-  /** A new turn begins: the commits of earlier turns were applied or will never be. */
-  forgetThread(threadId: string): void {
-    this.#threads.delete(threadId);
+  /** These turns are settled: their commits were applied or will never be. Other turns' stay. */
+  forget(threadId: string, turnIds: readonly string[]): void {
+    const staged = this.#threads.get(threadId);
+    if (!staged) return;
+    for (const [key, { turnId }] of staged) if (turnIds.includes(turnId)) staged.delete(key);
+    if (staged.size === 0) this.#threads.delete(threadId);
   }
 }

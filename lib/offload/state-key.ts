@@ -1,5 +1,7 @@
+import { isRecord, quoteForMessage } from '../checks.js';
 import type { HookContext, StateKey } from '../runtime/middleware.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
+import { isQuotaError } from '../store/store-failures.js';
 import type { PendingCommits, StagedDetails } from './pending-commits.js';
 import { reportStoreFailure } from './report-failure.js';
 import { resultPath } from './result-path.js';
@@ -8,7 +10,21 @@ import { resultPath } from './result-path.js';
 export interface OffloadStateValue {
   entries: number;
   totalBytes: number;
+  /**
+   * The turns of this thread that changed the store and are not settled yet: the next turn's
+   * beforeAgent settles them by name, so a turn another agent is still running is left alone.
+   */
+  turns: string[];
 }
+
+/** The update beforeAgent writes: settle these finished turns in the store. */
+export interface SettleTurns {
+  type: 'settle';
+  turns: string[];
+}
+
+/** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
+export const orphanAgeMs = 60 * 60 * 1000;
 
 function fail(problem: string): never {
   throw new TypeError(`ToolOutputOffload state update: ${problem}`);
@@ -18,14 +34,25 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
-/** Checks that an update written to the offload's key is a store change for this thread. */
-export function checkStoreChange(update: unknown, threadId: string): StoreChange {
-  if (typeof update !== 'object' || update === null)
-    fail(`expected a store change object, got ${JSON.stringify(update)}`);
-  const change = update as Record<string, unknown>;
+/** The unsettled turns a value names ([] for a value saved before they were kept). */
+export function unsettledTurns(value: unknown): string[] {
+  const turns = isRecord(value) ? value.turns : undefined;
+  return isStringArray(turns) ? turns : [];
+}
+
+/** Checks that an update written to the offload's key is a store change for this thread, or a settle. */
+export function checkStoreChange(update: unknown, threadId: string): StoreChange | SettleTurns {
+  if (!isRecord(update)) fail(`expected a store change object, got ${quoteForMessage(update)}`);
+  const change = update;
+  if (change.type === 'settle') {
+    if (!isStringArray(change.turns) || change.turns.some((turn) => turn === '')) {
+      fail(`a settle needs turns as an array of non-empty strings, got ${quoteForMessage(change.turns)}`);
+    }
+    return { type: 'settle', turns: change.turns };
+  }
   if (change.threadId !== threadId) {
     fail(
-      `the change is for thread ${JSON.stringify(change.threadId)}, but it was applied in thread ${JSON.stringify(threadId)}`,
+      `the change is for thread ${quoteForMessage(change.threadId)}, but it was applied in thread ${quoteForMessage(threadId)}`,
     );
   }
   if (typeof change.turnId !== 'string' || change.turnId === '') fail('turnId must be a non-empty string');
@@ -33,21 +60,17 @@ export function checkStoreChange(update: unknown, threadId: string): StoreChange
     if (typeof change.key !== 'string' || change.key === '') fail('a commit needs a non-empty string key');
     const max = change.maxTotalBytes;
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
-      fail(`a commit needs maxTotalBytes as a positive integer, got ${JSON.stringify(max)}`);
+      fail(`a commit needs maxTotalBytes as a positive integer, got ${quoteForMessage(max)}`);
     }
     return change as unknown as StoreChange;
   }
   if (change.type === 'drop') {
     if (!isStringArray(change.keys)) fail('a drop needs keys as an array of strings');
     if (change.reason !== 'summarized')
-      fail(`a drop's reason must be "summarized", got ${JSON.stringify(change.reason)}`);
+      fail(`a drop's reason must be "summarized", got ${quoteForMessage(change.reason)}`);
     return change as unknown as StoreChange;
   }
-  return fail(`type must be "commit" or "drop", got ${JSON.stringify(change.type)}`);
-}
-
-function isQuotaError(error: unknown): error is Error {
-  return error instanceof Error && error.name === 'QuotaExceededError';
+  return fail(`type must be "commit", "drop" or "settle", got ${quoteForMessage(change.type)}`);
 }
 
 async function reportCommitFailure(
@@ -58,7 +81,7 @@ async function reportCommitFailure(
   context: HookContext,
 ): Promise<void> {
   const path = resultPath(change.key);
-  const why = `${error.name}: ${error.message} (while making ${path} live; it was not stored)`;
+  const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
   // A commit this instance did not stage (or staged in a closed turn) is reported without them.
   const { toolName, bytes } = staged ?? { toolName: '', bytes: 0 };
   context.emit({ type: 'offload-failed', path, bytes, why });
@@ -73,36 +96,53 @@ async function reportCommitFailure(
   });
 }
 
-async function currentValue(store: OffloadStore, threadId: string): Promise<OffloadStateValue> {
+async function currentValue(store: OffloadStore, threadId: string, turns: string[]): Promise<OffloadStateValue> {
   const [entries, totalBytes] = await Promise.all([store.list(threadId), store.totalBytes(threadId)]);
-  return { entries: entries.length, totalBytes };
+  return { entries: entries.length, totalBytes, turns };
+}
+
+/** `turns` with `turnId` added once. */
+function withTurn(turns: string[], turnId: string): string[] {
+  return turns.includes(turnId) ? turns : [...turns, turnId];
 }
 
 /**
  * The offload's state key. Applying an update is one store transaction (the bound is enforced
  * there, when the update is applied, O3); an output Block undoes the turn in the store (O8).
  */
-export function offloadStateKey(store: OffloadStore, pending: PendingCommits): StateKey<OffloadStateValue> {
+export function offloadStateKey(
+  store: OffloadStore,
+  pending: PendingCommits,
+  maxTotalBytes: number,
+): StateKey<OffloadStateValue> {
   return {
-    initial: { entries: 0, totalBytes: 0 },
-    async apply(_current, update, context: HookContext) {
+    initial: { entries: 0, totalBytes: 0, turns: [] },
+    async apply(current, update, context: HookContext) {
       const change = checkStoreChange(update, context.threadId);
+      const turns = unsettledTurns(current);
+      if (change.type === 'settle') {
+        await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
+        pending.forget(context.threadId, change.turns);
+        return { ...current, turns: turns.filter((turn) => !change.turns.includes(turn)) };
+      }
       const staged = change.type === 'commit' ? pending.take(change.threadId, change.key) : undefined;
       try {
         const applied = await store.apply(change);
-        return { entries: applied.entries, totalBytes: applied.totalBytes };
+        return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withTurn(turns, context.turnId) };
       } catch (error) {
-        // S3: a full quota never fails the run. The commit changed nothing (one transaction), so
-        // the thread keeps what it had; the failure is recorded for the inspector.
+        // S3: a full quota never fails the run. The store evicted what it could and the commit
+        // still failed: the staged text stays, and reads of the path are served from it once the
+        // failure is recorded (the preview naming it is already in the conversation).
         if (!isQuotaError(error) || change.type !== 'commit') throw error;
         await reportCommitFailure(store, change, staged, error, context);
-        return currentValue(store, context.threadId);
+        return currentValue(store, context.threadId, withTurn(turns, context.turnId));
       }
     },
     onBlock: 'restore',
-    async restore(_current, _before, context: HookContext) {
-      await store.restoreTurn(context.threadId, context.turnId);
-      return currentValue(store, context.threadId);
+    async restore(_current, before, context: HookContext) {
+      await store.restoreTurn(context.threadId, context.turnId, maxTotalBytes);
+      // The turns unsettled before this one; settling one again changes nothing.
+      return currentValue(store, context.threadId, unsettledTurns(before));
     },
   };
 }

@@ -15,7 +15,7 @@ import { PendingCommits } from './pending-commits.js';
 import { reportStoreFailure } from './report-failure.js';
 import { boundToolMessages } from './request-bound.js';
 import { offloadKey, offloadMount } from './result-path.js';
-import { offloadStateKey } from './state-key.js';
+import { offloadStateKey, orphanAgeMs, type SettleTurns, unsettledTurns } from './state-key.js';
 
 export interface ToolOutputOffloadOptions {
   /** A result over this many estimated tokens is offloaded; default 20_000, at least 1000. */
@@ -58,7 +58,9 @@ export class ToolOutputOffload implements Middleware {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore (with stage and apply)');
     }
     this.store = store;
-    this.writes = Object.freeze({ [offloadKey]: offloadStateKey(store, this.#pending) as StateKey });
+    this.writes = Object.freeze({
+      [offloadKey]: offloadStateKey(store, this.#pending, this.limits.maxTotalBytes) as StateKey,
+    });
     this.#cleanup = new SummaryCleanup(store);
   }
 
@@ -67,10 +69,21 @@ export class ToolOutputOffload implements Middleware {
     return new OffloadBackend(this.store, threadId);
   }
 
-  /** Earlier turns can no longer be blocked: the store forgets how to undo them (and their orphaned staged texts). */
-  async beforeAgent(_input: unknown, context: HookContext): Promise<void> {
-    this.#pending.forgetThread(context.threadId);
-    await this.store.settle(context.threadId, context.turnId);
+  /**
+   * The thread's earlier turns that changed the store can no longer be blocked: the update settles
+   * them by name (the store forgets how to undo them, and deletes what they staged but never
+   * committed, and staged orphans over an hour old). A turn another agent is running on the same
+   * thread is not among them, so its staged results and undo data stay.
+   */
+  async beforeAgent(
+    _input: unknown,
+    context: HookContext,
+  ): Promise<{ update: Record<string, SettleTurns> } | undefined> {
+    const turns = unsettledTurns(context.state[offloadKey]).filter((turn) => turn !== context.turnId);
+    if (turns.length > 0) return { update: { [offloadKey]: { type: 'settle', turns } } };
+    // Nothing to settle (no state change, no event): only the sweep of orphans.
+    await this.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
+    return undefined;
   }
 
   systemPrompt(): string {
@@ -127,7 +140,11 @@ export class ToolOutputOffload implements Middleware {
     }
     if (decision.kind === 'stored') {
       const { path, bytes, truncated } = decision;
-      this.#pending.add(context.threadId, request.idempotencyKey, { toolName: request.call.name, bytes });
+      this.#pending.add(context.threadId, request.idempotencyKey, {
+        toolName: request.call.name,
+        bytes,
+        turnId: context.turnId,
+      });
       context.emit({ type: 'offloaded', path, bytes, truncated });
       return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
     }

@@ -7,6 +7,7 @@ import {
   openDB,
   type StoreNames,
 } from 'idb';
+import { quoteForMessage } from '../checks.js';
 
 export interface ConnectionOptions<Schema extends DBSchema> {
   name: string;
@@ -32,10 +33,12 @@ export class IdbConnection<Schema extends DBSchema> {
   constructor(readonly options: ConnectionOptions<Schema>) {
     const { name, blockedTimeoutMs } = options;
     if (typeof name !== 'string' || name === '') {
-      throw new TypeError(`IndexedDB database name must be a non-empty string, got ${JSON.stringify(name)}`);
+      throw new TypeError(`IndexedDB database name must be a non-empty string, got ${quoteForMessage(name)}`);
     }
     if (!Number.isFinite(blockedTimeoutMs) || blockedTimeoutMs < 0) {
-      throw new RangeError(`blockedTimeoutMs must be a finite number of milliseconds >= 0, got ${blockedTimeoutMs}`);
+      throw new RangeError(
+        `blockedTimeoutMs must be a finite number of milliseconds >= 0, got ${quoteForMessage(blockedTimeoutMs)}`,
+      );
     }
   }
 

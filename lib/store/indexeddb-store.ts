@@ -12,6 +12,7 @@ import type {
   EvictionRecord,
   LinesRead,
   OffloadStore,
+  SettleOptions,
   StagedResult,
   StoreChange,
   StoredResultInfo,
@@ -19,7 +20,7 @@ import type {
   StoreFailure,
 } from './offload-store.js';
 import { StoreBroadcast } from './store-broadcast.js';
-import { failureRecord, failuresOf } from './store-failures.js';
+import { failedKeysOf, failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
@@ -31,11 +32,13 @@ export interface IndexedDbOffloadStoreOptions {
   name?: string;
   /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
   blockedTimeoutMs?: number;
-  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 262,144. */
+  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 131,072. */
   chunkChars?: number;
 }
 
 const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo'];
+/** A read may fall back to a staged text whose commit failed (S3), known from the failures. */
+const READ_STORES: OffloadStoreName[] = ['entries', 'chunks', 'evictions', 'staged', 'failures'];
 
 /**
  * The OffloadStore in IndexedDB (S1–S5). Each operation is one transaction; a commit's eviction
@@ -90,14 +93,24 @@ export class IndexedDbOffloadStore implements OffloadStore {
     return all.map(toInfo).sort(byAge);
   }
 
+  /** The keys of the thread's reported failures (saved or not), read in `tx`: their staged texts serve reads. */
+  #failedKeys(tx: OffloadTransaction, threadId: string): operations.FailedKeys {
+    return async () => {
+      const saved = await tx.objectStore('failures').index('byThread').getAll(threadId);
+      return failedKeysOf([...saved, ...this.#unsavedFailures], threadId);
+    };
+  }
+
   read(threadId: string, key: string): Promise<string> {
-    return this.#run(['entries', 'chunks', 'evictions'], 'readonly', (tx) => reads.readText(tx, threadId, key));
+    return this.#transaction(READ_STORES, 'readonly', (tx) =>
+      reads.readText(new IdbTx(tx), threadId, key, this.#failedKeys(tx, threadId)),
+    );
   }
 
   async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
     reads.checkLineRange(offset, limit);
-    return this.#run(['entries', 'chunks', 'evictions'], 'readonly', (tx) =>
-      reads.readLines(tx, threadId, key, offset, limit),
+    return this.#transaction(READ_STORES, 'readonly', (tx) =>
+      reads.readLines(new IdbTx(tx), threadId, key, offset, limit, this.#failedKeys(tx, threadId)),
     );
   }
 
@@ -147,22 +160,36 @@ export class IndexedDbOffloadStore implements OffloadStore {
 
   async apply(change: StoreChange): Promise<AppliedChange> {
     const now = Date.now();
-    const outcome = await this.#run(CHANGE_STORES, 'readwrite', (tx) => operations.applyChange(tx, change, now));
+    const applyIt = () => this.#run(CHANGE_STORES, 'readwrite', (tx) => operations.applyChange(tx, change, now));
+    const outcome =
+      change?.type === 'commit'
+        ? await operations.commitMakingRoom({
+            commit: applyIt,
+            evictOldest: () =>
+              this.#run(CHANGE_STORES, 'readwrite', (tx) =>
+                operations.evictOldest(tx, change.threadId, change.turnId, Date.now()),
+              ),
+            announce: (events) => this.#announce(events),
+          })
+        : await applyIt();
     this.#announce(outcome.events);
     if (outcome.error) throw outcome.error;
     return outcome.value;
   }
 
-  async restoreTurn(threadId: string, turnId: string): Promise<void> {
+  async restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void> {
     const now = Date.now();
     const outcome = await this.#run(CHANGE_STORES, 'readwrite', (tx) =>
-      operations.restoreTurn(tx, threadId, turnId, now),
+      operations.restoreTurn(tx, threadId, turnId, maxTotalBytes, now),
     );
     this.#announce(outcome.events);
   }
 
-  async settle(threadId: string, keepTurnId?: string): Promise<void> {
-    await this.#run(['undo', 'chunks', 'staged'], 'readwrite', (tx) => operations.settle(tx, threadId, keepTurnId));
+  async settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void> {
+    const { stagedBefore } = operations.checkSettle(turnIds, options);
+    await this.#transaction(['undo', 'chunks', 'staged', 'failures'], 'readwrite', (tx) =>
+      operations.settle(new IdbTx(tx), threadId, turnIds, stagedBefore, this.#failedKeys(tx, threadId)),
+    );
   }
 
   async clearThread(threadId: string): Promise<void> {

@@ -5,13 +5,14 @@ import type {
   EvictionRecord,
   LinesRead,
   OffloadStore,
+  SettleOptions,
   StagedResult,
   StoreChange,
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
 } from './offload-store.js';
-import { failureRecord, failuresOf } from './store-failures.js';
+import { failedKeysOf, failureRecord, failuresOf } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
@@ -19,7 +20,7 @@ import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.j
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
 export interface MemoryOffloadStoreOptions {
-  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 262,144. */
+  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 131,072. */
   chunkChars?: number;
 }
 
@@ -62,13 +63,18 @@ export class MemoryOffloadStore implements OffloadStore {
     });
   }
 
+  /** The keys of the thread's reported failures, whose staged texts serve reads. */
+  #failedKeys(threadId: string): operations.FailedKeys {
+    return async () => failedKeysOf(this.#failures, threadId);
+  }
+
   read(threadId: string, key: string): Promise<string> {
-    return this.#atomic((tx) => reads.readText(tx, threadId, key));
+    return this.#atomic((tx) => reads.readText(tx, threadId, key, this.#failedKeys(threadId)));
   }
 
   async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
     reads.checkLineRange(offset, limit);
-    return this.#atomic((tx) => reads.readLines(tx, threadId, key, offset, limit));
+    return this.#atomic((tx) => reads.readLines(tx, threadId, key, offset, limit, this.#failedKeys(threadId)));
   }
 
   async evictions(threadId?: string): Promise<EvictionRecord[]> {
@@ -109,20 +115,29 @@ export class MemoryOffloadStore implements OffloadStore {
 
   async apply(change: StoreChange): Promise<AppliedChange> {
     const now = Date.now();
-    const outcome = await this.#atomic((tx) => operations.applyChange(tx, change, now));
+    const outcome =
+      change?.type === 'commit'
+        ? await operations.commitMakingRoom({
+            commit: () => this.#atomic((tx) => operations.applyChange(tx, change, now)),
+            evictOldest: () =>
+              this.#atomic((tx) => operations.evictOldest(tx, change.threadId, change.turnId, Date.now())),
+            announce: (events) => this.#listeners.emit(events),
+          })
+        : await this.#atomic((tx) => operations.applyChange(tx, change, now));
     this.#listeners.emit(outcome.events);
     if (outcome.error) throw outcome.error;
     return outcome.value;
   }
 
-  async restoreTurn(threadId: string, turnId: string): Promise<void> {
+  async restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void> {
     const now = Date.now();
-    const outcome = await this.#atomic((tx) => operations.restoreTurn(tx, threadId, turnId, now));
+    const outcome = await this.#atomic((tx) => operations.restoreTurn(tx, threadId, turnId, maxTotalBytes, now));
     this.#listeners.emit(outcome.events);
   }
 
-  async settle(threadId: string, keepTurnId?: string): Promise<void> {
-    await this.#atomic((tx) => operations.settle(tx, threadId, keepTurnId));
+  async settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void> {
+    const { stagedBefore } = operations.checkSettle(turnIds, options);
+    await this.#atomic((tx) => operations.settle(tx, threadId, turnIds, stagedBefore, this.#failedKeys(threadId)));
   }
 
   async clearThread(threadId: string): Promise<void> {

@@ -50,6 +50,10 @@ export class MemoryTables {
   /** Each text's chunks, by text id. */
   readonly texts = new Map<string, readonly string[]>();
   readonly evictions = new Map<string, Map<number, LoggedEviction>>();
+  /** The same eviction records by thread and key, so a key's own are found without a scan. */
+  readonly evictionsByKey = new Map<string, Map<string, Map<number, LoggedEviction>>>();
+  /** Each logged eviction's thread and key, by id. */
+  readonly evictionIds = new Map<number, { threadId: string; key: string }>();
   readonly undo = new Map<string, Map<string, UndoRecord>>();
   /** Each thread's eviction queue, built on demand. */
   readonly queues = new Map<string, SeqQueue>();
@@ -147,20 +151,44 @@ export class MemoryTx implements StoreTx {
     this.journal.delete(this.tables.texts, textId);
   }
 
+  /** The key's own eviction records (a few at most: an entry is evicted once until restored). */
+  #evictionsOfKey(threadId: string, key: string): Map<number, LoggedEviction> {
+    const byKey = of(this.tables.evictionsByKey, threadId);
+    let records = byKey.get(key);
+    if (!records) {
+      records = new Map();
+      byKey.set(key, records);
+    }
+    return records;
+  }
   async addEviction(record: Omit<LoggedEviction, 'id'>) {
     const id = this.tables.nextEvictionId++;
-    this.journal.set(of(this.tables.evictions, record.threadId), id, { ...record, id });
+    const logged = { ...record, id };
+    this.journal.set(of(this.tables.evictions, record.threadId), id, logged);
+    this.journal.set(this.#evictionsOfKey(record.threadId, record.key), id, logged);
+    this.journal.set(this.tables.evictionIds, id, { threadId: record.threadId, key: record.key });
     return id;
   }
   async deleteEviction(id: number) {
-    for (const log of this.tables.evictions.values()) this.journal.delete(log, id);
+    const where = this.tables.evictionIds.get(id);
+    if (!where) return;
+    this.journal.delete(of(this.tables.evictions, where.threadId), id);
+    this.journal.delete(this.#evictionsOfKey(where.threadId, where.key), id);
+    this.journal.delete(this.tables.evictionIds, id);
   }
   async evictionOf(threadId: string, key: string, seq: number) {
-    return (await this.evictionsOf(threadId)).find((eviction) => eviction.key === key && eviction.seq === seq);
+    for (const eviction of this.#evictionsOfKey(threadId, key).values()) {
+      if (eviction.seq === seq) return copy(eviction);
+    }
+    return undefined;
   }
   async lastEviction(threadId: string, key: string) {
-    const matching = (await this.evictionsOf(threadId)).filter((eviction) => eviction.key === key);
-    return matching.at(-1);
+    // Ids only grow; a rollback may put a record back out of insertion order, so take the highest.
+    let last: LoggedEviction | undefined;
+    for (const eviction of this.#evictionsOfKey(threadId, key).values()) {
+      if (!last || eviction.id > last.id) last = eviction;
+    }
+    return copy(last);
   }
   async evictionsOf(threadId: string) {
     return [...of(this.tables.evictions, threadId).values()].map((record) => copy(record)!).sort((a, b) => a.id - b.id);

@@ -80,15 +80,28 @@ export interface LinesRead {
   totalLines: number;
 }
 
+/** What `settle` deletes besides the named turns' undo data and staged leftovers. */
+export interface SettleOptions {
+  /**
+   * Staged results created (`createdAt`) before this time, whatever turn staged them: orphans of a
+   * tab that closed or crashed mid-turn. The middleware passes an hour ago.
+   */
+  stagedBefore?: number;
+}
+
 export interface OffloadStore {
   /** Entries, oldest first; all threads when no thread is given. */
   list(threadId?: string): Promise<StoredResultInfo[]>;
-  /** The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. */
+  /**
+   * The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. A result whose
+   * commit failed for a full quota (S3) is read from its staged text, so the path its preview
+   * names stays readable; it is in no list or total.
+   */
   read(threadId: string, key: string): Promise<string>;
   /**
    * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
    * end; no limit reads to the end), and how many lines the text has. Reads only the part of the
-   * text that holds them (limit 0 reads none). Throws like `read`.
+   * text that holds them (limit 0 reads none). Throws, and falls back to a staged text, like `read`.
    */
   readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
   /** The eviction log, oldest first. */
@@ -104,13 +117,26 @@ export interface OffloadStore {
    * Makes a staged result live, or drops entries. A commit replaces the key's own older entry
    * (reason 'replaced') and evicts the oldest (reason 'bound') until the thread fits maxTotalBytes.
    * A commit whose staged text is missing (already committed, or never staged) changes nothing.
+   * A commit refused for a full quota is retried after evicting the thread's oldest entry (reason
+   * 'bound', its text deleted to free room; each eviction its own transaction) until it goes
+   * through or nothing is left to evict; then the QuotaExceededError is thrown, and the staged
+   * text stays, so reads of the key are served from it.
    */
   apply(change: StoreChange): Promise<AppliedChange>;
-  /** Undoes everything the turn did: its entries go (reason 'blocked'), what it evicted comes back. */
-  restoreTurn(threadId: string, turnId: string): Promise<void>;
-  /** Forgets how to undo turns other than `keepTurnId`: their evicted texts are deleted for good. */
-  settle(threadId: string, keepTurnId?: string): Promise<void>;
-  /** Records a result that could not be stored (the middleware calls it when `stage` threw). */
+  /**
+   * Undoes everything the turn did: its entries go (reason 'blocked'), what it evicted comes back.
+   * Another writer may have committed since, so the oldest entries are then evicted (reason
+   * 'bound') until the thread fits `maxTotalBytes` again — in the same transaction.
+   */
+  restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void>;
+  /**
+   * Forgets how to undo the named turns, which have finished: what they evicted is deleted for
+   * good, and so is what they staged but never committed (except a result whose commit failed and
+   * was reported, which still serves reads until the thread is cleared). Other turns, maybe still
+   * running in another agent, are left alone.
+   */
+  settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
+  /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */
   reportFailure(failure: StoreFailure): Promise<void>;
   /** Deletes a thread's entries, staged texts, undo data, eviction log and failures. */
   clearThread(threadId: string): Promise<void>;

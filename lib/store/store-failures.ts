@@ -1,15 +1,28 @@
+import { quoteForMessage } from '../checks.js';
 import type { StoreFailure } from './offload-store.js';
+
+/** A write refused because the origin's storage is full (S3). */
+export function isQuotaError(error: unknown): error is Error {
+  return (error as { name?: unknown } | null)?.name === 'QuotaExceededError';
+}
+
+/** The keys of a thread's recorded failures. */
+export function failedKeysOf(failures: Iterable<StoreFailure>, threadId: string): Set<string> {
+  const keys = new Set<string>();
+  for (const failure of failures) if (failure.threadId === threadId) keys.add(failure.key);
+  return keys;
+}
 
 /** Checks a reported failure and keeps only its fields, so the inspector never shows a malformed one. */
 export function failureRecord(failure: StoreFailure): StoreFailure {
   for (const field of ['threadId', 'key', 'path', 'toolName', 'error'] as const) {
     if (typeof failure?.[field] !== 'string') {
-      throw new TypeError(`reportFailure: ${field} must be a string, got ${JSON.stringify(failure?.[field])}`);
+      throw new TypeError(`reportFailure: ${field} must be a string, got ${quoteForMessage(failure?.[field])}`);
     }
   }
   for (const field of ['bytes', 'at'] as const) {
     if (!Number.isFinite(failure[field])) {
-      throw new TypeError(`reportFailure: ${field} must be a finite number, got ${failure[field]}`);
+      throw new TypeError(`reportFailure: ${field} must be a finite number, got ${quoteForMessage(failure[field])}`);
     }
   }
   const { threadId, key, path, toolName, bytes, at, error } = failure;

@@ -1,3 +1,4 @@
+import { checkInteger, quoteForMessage } from '../checks.js';
 import type {
   AppliedChange,
   EvictionReason,
@@ -6,7 +7,15 @@ import type {
   StoreChange,
   StoreEvent,
 } from './offload-store.js';
-import { type EntryRecord, newTextId, type StoreTx, type ThreadRecord, type UndoRecord } from './store-records.js';
+import { isQuotaError } from './store-failures.js';
+import {
+  type EntryRecord,
+  newTextId,
+  type StagedRecord,
+  type StoreTx,
+  type ThreadRecord,
+  type UndoRecord,
+} from './store-records.js';
 import { chunkText } from './text-chunks.js';
 
 /**
@@ -23,13 +32,16 @@ export interface Outcome<T> {
 export function checkStaged(result: StagedResult): void {
   for (const field of ['threadId', 'key', 'path', 'toolName'] as const) {
     if (typeof result[field] !== 'string' || result[field] === '') {
-      throw new TypeError(`stage: ${field} must be a non-empty string, got ${JSON.stringify(result[field])}`);
+      throw new TypeError(`stage: ${field} must be a non-empty string, got ${quoteForMessage(result[field])}`);
     }
   }
   if (typeof result.text !== 'string') throw new TypeError(`stage: text of ${result.path} must be a string`);
-  if (!Number.isSafeInteger(result.bytes) || result.bytes < 0) {
-    throw new RangeError(`stage: bytes of ${result.path} must be a non-negative integer, got ${result.bytes}`);
-  }
+  checkInteger(`stage: bytes of ${result.path}`, result.bytes, 0);
+}
+
+/** Checks a thread's bound as a commit or restore is given it. */
+function checkBound(operation: string, maxTotalBytes: unknown): number {
+  return checkInteger(`${operation}: maxTotalBytes`, maxTotalBytes, 1);
 }
 
 /** Writes the text, in chunks, under a fresh id and the staged record beside it, replacing an earlier staging. */
@@ -127,9 +139,7 @@ export async function commit(
   now: number,
 ): Promise<Outcome<AppliedChange>> {
   const { threadId, key, turnId, maxTotalBytes } = change;
-  if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes < 1) {
-    throw new RangeError(`commit: maxTotalBytes must be a positive integer, got ${maxTotalBytes}`);
-  }
+  checkBound('commit', maxTotalBytes);
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
   const [run, staged, live, oldestBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
@@ -168,7 +178,7 @@ export function applyChange(tx: StoreTx, change: StoreChange, now: number): Prom
   if (change?.type === 'commit') return commit(tx, change, now);
   if (change?.type === 'drop') return drop(tx, change, now);
   throw new TypeError(
-    `apply: change.type must be 'commit' or 'drop', got ${JSON.stringify((change as { type?: unknown })?.type)}`,
+    `apply: change.type must be 'commit' or 'drop', got ${quoteForMessage((change as { type?: unknown })?.type)}`,
   );
 }
 
@@ -185,7 +195,26 @@ export async function drop(
   return { value: await run.finish(), events: run.events };
 }
 
-export async function restoreTurn(tx: StoreTx, threadId: string, turnId: string, now: number): Promise<Outcome<void>> {
+/**
+ * Evicts the oldest entries (reason 'bound') until the thread fits `maxTotalBytes`. Nothing can
+ * undo these, so their texts go too.
+ */
+async function evictToFit(run: ThreadChange, maxTotalBytes: number, turnId: string): Promise<void> {
+  while (run.thread.totalBytes > maxTotalBytes) {
+    const oldest = await run.tx.oldestEntry(run.thread.threadId);
+    if (!oldest) break;
+    run.evict(oldest, 'bound', turnId, true);
+  }
+}
+
+export async function restoreTurn(
+  tx: StoreTx,
+  threadId: string,
+  turnId: string,
+  maxTotalBytes: number,
+  now: number,
+): Promise<Outcome<void>> {
+  checkBound('restoreTurn', maxTotalBytes);
   const run = await ThreadChange.open(tx, threadId, undefined, now);
   const undo = await tx.undo(threadId, turnId);
   for (const step of [...(undo?.steps ?? [])].reverse()) {
@@ -202,23 +231,101 @@ export async function restoreTurn(tx: StoreTx, threadId: string, turnId: string,
     }
   }
   if (undo) await tx.deleteUndo(threadId, turnId);
-  await deleteStaged(tx, threadId, (stagedTurn) => stagedTurn === turnId);
+  await deleteStaged(tx, threadId, (staged) => staged.turnId === turnId);
+  // Another writer (another agent on the thread) may have committed since this turn evicted.
+  await evictToFit(run, maxTotalBytes, turnId);
   await run.finish();
   return { value: undefined, events: run.events };
 }
 
-export async function settle(tx: StoreTx, threadId: string, keepTurnId?: string): Promise<void> {
-  for (const undo of await tx.undoOf(threadId)) {
-    if (undo.turnId === keepTurnId) continue;
-    for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
-    await tx.deleteUndo(threadId, undo.turnId);
-  }
-  await deleteStaged(tx, threadId, (stagedTurn) => stagedTurn === undefined || stagedTurn !== keepTurnId);
+/**
+ * Evicts the thread's oldest entry (reason 'bound') with its text, to free room when a commit was
+ * refused for a full quota. False when the thread has nothing left to evict.
+ */
+export async function evictOldest(
+  tx: StoreTx,
+  threadId: string,
+  turnId: string,
+  now: number,
+): Promise<Outcome<EvictionRecord | undefined>> {
+  const run = await ThreadChange.open(tx, threadId, undefined, now);
+  const oldest = await tx.oldestEntry(threadId);
+  if (!oldest) return { value: undefined, events: [] };
+  run.evict(oldest, 'bound', turnId, true);
+  await run.finish();
+  return { value: run.evicted[0], events: run.events };
 }
 
-async function deleteStaged(tx: StoreTx, threadId: string, matches: (turnId: string | undefined) => boolean) {
+/** A store's side of one commit, for `commitMakingRoom`: each call one transaction. */
+export interface CommitAttempts {
+  commit(): Promise<Outcome<AppliedChange>>;
+  evictOldest(): Promise<Outcome<EvictionRecord | undefined>>;
+  announce(events: StoreEvent[]): void;
+}
+
+/**
+ * A commit that a full quota refuses is tried again after evicting the thread's oldest entry, one
+ * at a time, until it goes through or nothing is left to evict (then the quota error is thrown).
+ */
+export async function commitMakingRoom(attempts: CommitAttempts): Promise<Outcome<AppliedChange>> {
+  const freed: EvictionRecord[] = [];
+  for (;;) {
+    try {
+      const outcome = await attempts.commit();
+      outcome.value.evicted.unshift(...freed);
+      return outcome;
+    } catch (error) {
+      if (!isQuotaError(error)) throw error;
+      const evicted = await attempts.evictOldest();
+      if (!evicted.value) throw error;
+      attempts.announce(evicted.events);
+      freed.push(evicted.value);
+    }
+  }
+}
+
+/** Which staged keys of a thread had their commit fail and reported (S3): they still serve reads. */
+export type FailedKeys = () => Promise<ReadonlySet<string>>;
+
+export async function settle(
+  tx: StoreTx,
+  threadId: string,
+  turnIds: readonly string[],
+  stagedBefore: number | undefined,
+  failedKeys: FailedKeys,
+): Promise<void> {
+  const turns = new Set(turnIds);
+  for (const turnId of turns) {
+    const undo = await tx.undo(threadId, turnId);
+    if (!undo) continue;
+    for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
+    await tx.deleteUndo(threadId, turnId);
+  }
+  const failed = await failedKeys();
+  await deleteStaged(
+    tx,
+    threadId,
+    (staged) =>
+      !failed.has(staged.key) &&
+      ((staged.turnId !== undefined && turns.has(staged.turnId)) ||
+        (stagedBefore !== undefined && staged.createdAt < stagedBefore)),
+  );
+}
+
+export function checkSettle(turnIds: unknown, options: unknown): { turnIds: readonly string[]; stagedBefore?: number } {
+  if (!Array.isArray(turnIds) || !turnIds.every((turnId) => typeof turnId === 'string')) {
+    throw new TypeError(`settle: turnIds must be an array of turn ids, got ${quoteForMessage(turnIds)}`);
+  }
+  const stagedBefore = (options as { stagedBefore?: unknown } | undefined)?.stagedBefore;
+  if (stagedBefore !== undefined && (typeof stagedBefore !== 'number' || Number.isNaN(stagedBefore))) {
+    throw new TypeError(`settle: stagedBefore must be a time in milliseconds, got ${quoteForMessage(stagedBefore)}`);
+  }
+  return { turnIds, stagedBefore };
+}
+
+async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: StagedRecord) => boolean) {
   for (const staged of await tx.stagedOf(threadId)) {
-    if (!matches(staged.turnId)) continue;
+    if (!matches(staged)) continue;
     await tx.deleteStaged(threadId, staged.key);
     await tx.deleteText(staged.textId);
   }
@@ -232,7 +339,11 @@ export async function clearThread(tx: StoreTx, threadId: string): Promise<Outcom
     await tx.deleteText(entry.textId);
     events.push({ type: 'evicted', threadId, key: entry.key, totalBytes: 0 });
   }
-  await settle(tx, threadId);
+  for (const undo of await tx.undoOf(threadId)) {
+    for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
+    await tx.deleteUndo(threadId, undo.turnId);
+  }
+  await deleteStaged(tx, threadId, () => true);
   for (const eviction of await tx.evictionsOf(threadId)) await tx.deleteEviction(eviction.id);
   // The thread's counter stays, so a seq is never reused even after a clear.
   const thread = await tx.thread(threadId);

@@ -1,7 +1,10 @@
 import { BackendError } from '../backends/backend.js';
+import { checkInteger } from '../checks.js';
 import { sliceLines } from '../text.js';
 import type { EvictionReason, LinesRead } from './offload-store.js';
-import type { EntryRecord, StoreTx } from './store-records.js';
+import type { FailedKeys } from './store-operations.js';
+import type { StagedRecord, StoreTx } from './store-records.js';
+import type { TextLayout } from './text-chunks.js';
 import { chunkSpan } from './text-chunks.js';
 
 /**
@@ -18,23 +21,35 @@ const reasonInWords: Record<EvictionReason, string> = {
 
 /** Lines [offset, offset + limit) as `readLines` promises them; `limit` undefined reads to the end. */
 export function checkLineRange(offset: unknown, limit: unknown): void {
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
-    throw new RangeError(`readLines: offset must be a non-negative integer, got ${String(offset)}`);
-  }
-  if (limit !== undefined && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0)) {
-    throw new RangeError(`readLines: limit must be a non-negative integer or undefined, got ${String(limit)}`);
-  }
+  checkInteger('readLines: offset', offset, 0);
+  if (limit !== undefined) checkInteger('readLines: limit', limit, 0);
 }
 
 /** The joined chunks `first` to `last` of a record's text, or undefined when one is missing. */
-async function joinedChunks(tx: StoreTx, record: EntryRecord, first: number, last: number) {
+async function joinedChunks(tx: StoreTx, record: { textId: string }, first: number, last: number) {
   const chunks = await tx.chunks(record.textId, first, last);
   return chunks.includes(undefined) ? undefined : chunks.join('');
 }
 
-export async function readText(tx: StoreTx, threadId: string, key: string): Promise<string> {
+/**
+ * The live entry of the key, or else its staged result when its commit failed for a full quota
+ * and was reported (S3): the preview naming its path is in the conversation, so it stays readable.
+ */
+async function readable(
+  tx: StoreTx,
+  threadId: string,
+  key: string,
+  failedKeys: FailedKeys,
+): Promise<(TextLayout & { textId: string }) | undefined> {
   const entry = await tx.entry(threadId, key);
-  const text = entry && (await joinedChunks(tx, entry, 0, entry.chunkNewlines.length - 1));
+  if (entry) return entry;
+  const staged: StagedRecord | undefined = await tx.staged(threadId, key);
+  return staged && (await failedKeys()).has(key) ? staged : undefined;
+}
+
+export async function readText(tx: StoreTx, threadId: string, key: string, failedKeys: FailedKeys): Promise<string> {
+  const record = await readable(tx, threadId, key, failedKeys);
+  const text = record && (await joinedChunks(tx, record, 0, record.chunkNewlines.length - 1));
   if (text !== undefined) return text;
   throw await notReadable(tx, threadId, key);
 }
@@ -46,8 +61,9 @@ export async function readLines(
   key: string,
   offset: number,
   limit: number | undefined,
+  failedKeys: FailedKeys,
 ): Promise<LinesRead> {
-  const entry = await tx.entry(threadId, key);
+  const entry = await readable(tx, threadId, key, failedKeys);
   if (entry) {
     const span = chunkSpan(entry, offset, limit);
     if (!span) return { text: '', totalLines: entry.lines };

@@ -1,3 +1,5 @@
+import { checkInteger } from '../checks.js';
+
 /**
  * Stored texts are kept in chunks, so reading a page of a large result reads only the chunks that
  * hold it. A record keeps how many newlines each chunk has; lines are counted as the file tools
@@ -20,10 +22,7 @@ export const defaultChunkChars = 131_072;
 
 /** Checks a chunk size: an integer of at least 2 (a surrogate pair must fit). */
 export function checkChunkChars(chunkChars: unknown): number {
-  if (typeof chunkChars !== 'number' || !Number.isSafeInteger(chunkChars) || chunkChars < 2) {
-    throw new RangeError(`chunkChars must be an integer of at least 2, got ${String(chunkChars)}`);
-  }
-  return chunkChars;
+  return checkInteger('chunkChars', chunkChars, 2);
 }
 
 function countNewlines(text: string, from: number, to: number): number {

@@ -5,6 +5,7 @@ import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { estimateTokens, utf8Bytes } from '../../lib/text.js';
+import { runTwoAgents } from '../node/fixtures/two-agents.js';
 import { calls, lastToolText, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from '../node/offload-harness.js';
 
 const opened: IndexedDbOffloadStore[] = [];
@@ -125,5 +126,13 @@ describe('ToolOutputOffload in Chromium with IndexedDB', () => {
     expect(entries).toHaveLength(1);
     expect(await store.read('a', entries[0]!.key)).toContain('kept 0');
     expect((await store.failures('a')).map((f) => f.error)).toEqual([expect.stringContaining('QuotaExceededError')]);
+  });
+
+  it("a second agent's turn on the same thread leaves a turn in flight alone (S3, R9, O8)", async () => {
+    const { statusA, statusB, readByA, entries } = await runTwoAgents(idbStore());
+    expect([statusA, statusB]).toEqual(['completed', 'completed']);
+    expect(readByA.isError).toBe(false);
+    expect((readByA.content[0] as { text: string }).text).toContain('mine 50');
+    expect(entries).toHaveLength(2);
   });
 });

@@ -73,12 +73,12 @@ describe('IndexedDbOffloadStore chunks', () => {
     await put(store, 't', 'k3', text('three', 57), 't2', 150);
     await check('replaced and evicted');
     await store.apply({ type: 'drop', threadId: 't', keys: ['k3'], turnId: 't2', reason: 'summarized' });
-    await store.restoreTurn('t', 't2');
+    await store.restoreTurn('t', 't2', 150);
     await check('restored');
     expect(await store.read('t', 'k1')).toBe(text('one', 45));
     expect(await store.read('t', 'k2')).toBe(text('two', 38));
     await put(store, 't', 'k4', text('four', 70), 't3', 150);
-    await store.settle('t', 't3');
+    await store.settle('t', ['t1', 't2']);
     await check('settled');
     await store.clearThread('t');
     await check('cleared');
@@ -213,7 +213,7 @@ describe('IndexedDbOffloadStore opening a version 1 database', () => {
     raw.close();
 
     // The undo log still works: the blocked turn's entry goes, and the one it evicted comes back.
-    await store.restoreTurn('t', 'turn-2');
+    await store.restoreTurn('t', 'turn-2', 1_000_000);
     expect((await store.list('t')).map((entry) => entry.key)).toEqual(['old', 'live']);
     expect(await store.read('t', 'old')).toBe(texts.old);
     expect((await store.evictions('t')).map((e) => [e.key, e.reason])).toEqual([['later', 'blocked']]);

@@ -1,24 +1,30 @@
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { failMemoryCommits } from '../node/fixtures/fail-memory-commits.js';
+import { failIdbCommits } from './fixtures/fail-commits.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('MemoryOffloadStore in Chromium', {
   open: async () => new MemoryOffloadStore(),
   dispose: async () => {},
+  failCommits: failMemoryCommits,
 });
 
 storeContract('IndexedDbOffloadStore', {
   open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}` }),
   dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
+  failCommits: failIdbCommits,
 });
 
 // The same contract with every text in many chunks of 7 code units, so pages cross chunks.
 storeContract('MemoryOffloadStore, texts in chunks of 7', {
   open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
   dispose: async () => {},
+  failCommits: failMemoryCommits,
 });
 
 storeContract('IndexedDbOffloadStore, texts in chunks of 7', {
   open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, chunkChars: 7 }),
   dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
+  failCommits: failIdbCommits,
 });

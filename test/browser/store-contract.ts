@@ -14,6 +14,11 @@ export interface ContractStores {
   open(): Promise<OffloadStore>;
   /** Frees what `open` made (e.g. deletes the database). */
   dispose(store: OffloadStore): Promise<void>;
+  /**
+   * Makes the next `times` commits fail with a QuotaExceededError, as a full disk would (only
+   * writes of live entries fail, so evictions still go through); returns how to stop.
+   */
+  failCommits(times: number): () => void;
 }
 
 /** Stages and commits one result. */
@@ -118,7 +123,7 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(evicted.message).toBe((await rejection(store.read('a', 'k1'))).message);
         expect((await rejection(store.readLines('a', 'nope', 0))) as BackendError).toMatchObject({ code: 'not-found' });
         expect((await rejection(store.readLines('a', 'k2', -1))).message).toMatch(
-          /offset must be a non-negative integer, got -1/,
+          /offset must be an integer of at least 0, got -1/,
         );
         expect(await rejection(store.readLines('a', 'k2', 0, 1.5))).toBeInstanceOf(RangeError);
         expect((await rejection(store.readLines('a', 'k2', 0, Number.NaN))).message).toMatch(/limit must be/);
@@ -247,7 +252,7 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect((await store.evictions('a')).length).toBeGreaterThan(0);
         const events: StoreEvent[] = [];
         store.subscribe((event) => events.push(event));
-        await store.restoreTurn('a', 't2');
+        await store.restoreTurn('a', 't2', 100);
         expect(await store.list('a')).toEqual(before);
         expect(await store.read('a', 'k1')).toBe('ä'.repeat(20));
         expect(await store.read('a', 'k2')).toBe('b'.repeat(30));
@@ -271,7 +276,7 @@ export function storeContract(name: string, stores: ContractStores): void {
         ]);
         expect(events.at(-1)!.totalBytes).toBe(70);
         // Undone once: a second restore changes nothing.
-        await store.restoreTurn('a', 't2');
+        await store.restoreTurn('a', 't2', 100);
         expect(await store.list('a')).toEqual(before);
       }));
 
@@ -279,21 +284,21 @@ export function storeContract(name: string, stores: ContractStores): void {
       withStore(async (store) => {
         await store.stage(result('a', 'k1', 'one', 't2'));
         await store.stage(result('a', 'k2', 'two', 't3'));
-        await store.restoreTurn('a', 't2');
+        await store.restoreTurn('a', 't2', 100);
         const gone = await store.apply({ type: 'commit', threadId: 'a', key: 'k1', turnId: 't2', maxTotalBytes: 100 });
         expect(gone.stored).toEqual([]);
         const kept = await store.apply({ type: 'commit', threadId: 'a', key: 'k2', turnId: 't3', maxTotalBytes: 100 });
         expect(kept.stored).toEqual(['k2']);
       }));
 
-    it('settle forgets how to undo other turns and deletes their staged leftovers', () =>
+    it('settle forgets how to undo the named turns and deletes their staged leftovers, leaving other turns alone', () =>
       withStore(async (store) => {
         await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
         await put(store, 'a', 'k2', 'y'.repeat(60), 't2');
         await put(store, 'a', 'k3', 'z'.repeat(60), 't3');
         await store.stage(result('a', 'orphan', 'o', 't2'));
         await store.stage(result('a', 'mine', 'm', 't3'));
-        await store.settle('a', 't3');
+        await store.settle('a', ['t1', 't2']);
         const orphan = await store.apply({
           type: 'commit',
           threadId: 'a',
@@ -302,10 +307,10 @@ export function storeContract(name: string, stores: ContractStores): void {
           maxTotalBytes: 100,
         });
         expect(orphan.stored).toEqual([]);
-        await store.restoreTurn('a', 't2');
+        await store.restoreTurn('a', 't2', 100);
         expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
         // t3 can still be undone: k2, which it evicted, comes back.
-        await store.restoreTurn('a', 't3');
+        await store.restoreTurn('a', 't3', 100);
         expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
         const mine = await store.apply({
           type: 'commit',
@@ -315,9 +320,127 @@ export function storeContract(name: string, stores: ContractStores): void {
           maxTotalBytes: 100,
         });
         expect(mine.stored).toEqual([]);
-        await store.settle('a');
-        await store.restoreTurn('a', 't2');
+        await store.settle('a', ['t3']);
+        await store.restoreTurn('a', 't2', 100);
         expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+      }));
+
+    it('fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        const exact = await put(store, 'a', 'k2', 'y'.repeat(40));
+        expect(exact).toEqual({ stored: ['k2'], evicted: [], totalBytes: 100, entries: 2 });
+        const over = await put(store, 'a', 'k3', 'z');
+        expect(over.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+        expect(over).toMatchObject({ totalBytes: 41, entries: 2 });
+      }));
+
+    it('restoreTurn keeps the bound when another writer committed since: the oldest go (reason bound)', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'X', 'x'.repeat(70), 't0');
+        await put(store, 'a', 'W', 'w'.repeat(20), 't0');
+        const tA = await put(store, 'a', 'Y', 'y'.repeat(30), 'tA');
+        expect(tA.evicted.map((e) => e.key)).toEqual(['X']);
+        await put(store, 'a', 'Z', 'z'.repeat(50), 'tB');
+        expect(await store.totalBytes('a')).toBe(100);
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.restoreTurn('a', 'tA', 100);
+        // Y goes, X comes back (140 bytes), then the oldest, X again, goes for the bound.
+        const listed = await store.list('a');
+        expect(listed.map((e) => e.key)).toEqual(['W', 'Z']);
+        expect(await store.totalBytes('a')).toBe(70);
+        expect(listed.reduce((sum, e) => sum + e.bytes, 0)).toBe(70);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason]).slice(-2)).toEqual([
+          ['Y', 'blocked'],
+          ['X', 'bound'],
+        ]);
+        expect(events.map((e) => `${e.type} ${e.key} ${e.totalBytes}`)).toEqual([
+          'evicted Y 70',
+          'restored X 70',
+          'evicted X 70',
+        ]);
+        expect((await rejection(store.read('a', 'X'))).message).toContain('maxTotalBytes');
+        await expect(store.restoreTurn('a', 'tA', 0)).rejects.toThrow(/restoreTurn: maxTotalBytes must be/);
+      }));
+
+    it('retries a commit refused for a full quota after evicting the oldest entries, one at a time', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(20));
+        await put(store, 'a', 'k2', 'y'.repeat(20));
+        await put(store, 'a', 'k3', 'z'.repeat(20));
+        await store.stage(result('a', 'new', 'n'.repeat(30), 't2'));
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        const stop = stores.failCommits(2);
+        let applied: Awaited<ReturnType<OffloadStore['apply']>>;
+        try {
+          applied = await store.apply({ type: 'commit', threadId: 'a', key: 'new', turnId: 't2', maxTotalBytes: 100 });
+        } finally {
+          stop();
+        }
+        expect(applied.stored).toEqual(['new']);
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'bound'],
+          ['k2', 'bound'],
+        ]);
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['k3', 'new']);
+        expect(await store.totalBytes('a')).toBe(50);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'bound'],
+          ['k2', 'bound'],
+        ]);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('maxTotalBytes');
+        expect(events.map((e) => `${e.type} ${e.key} ${e.totalBytes}`)).toEqual([
+          'evicted k1 40',
+          'evicted k2 20',
+          'stored new 50',
+        ]);
+      }));
+
+    it('when a full quota refuses a commit with nothing left to evict, a reported failure is read from its staged text', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(20));
+        const text = 'one\ntwo\nthree\n';
+        await store.stage(result('a', 'new', text, 't2'));
+        const stop = stores.failCommits(Number.POSITIVE_INFINITY);
+        let error: Error;
+        try {
+          error = await rejection(
+            store.apply({ type: 'commit', threadId: 'a', key: 'new', turnId: 't2', maxTotalBytes: 100 }),
+          );
+        } finally {
+          stop();
+        }
+        expect(error.name).toBe('QuotaExceededError');
+        expect(await store.list('a')).toEqual([]);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+        // Until the failure is recorded the staged text stays out of sight, as any staged text.
+        expect((await rejection(store.read('a', 'new'))) as BackendError).toMatchObject({ code: 'not-found' });
+        const failure = { threadId: 'a', key: 'new', path: '/large_tool_results/new', toolName: 'fetch', bytes: 14 };
+        await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+        expect(await store.read('a', 'new')).toBe(text);
+        expect(await store.readLines('a', 'new', 1, 1)).toEqual({ text: 'two\n', totalLines: 3 });
+        expect(await store.list('a')).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(0);
+        // Settling its turn (and the age sweep) keeps it: its path was shown.
+        await store.settle('a', ['t2'], { stagedBefore: Date.now() + 1000 });
+        expect(await store.read('a', 'new')).toBe(text);
+        await store.clearThread('a');
+        expect((await rejection(store.read('a', 'new'))) as BackendError).toMatchObject({ code: 'not-found' });
+      }));
+
+    it('settle deletes staged orphans older than stagedBefore, whatever their turn, and checks its input', () =>
+      withStore(async (store) => {
+        await store.stage({ ...result('a', 'old', 'o', 'crashed'), createdAt: 1000 });
+        await store.stage({ ...result('a', 'young', 'y', 'running'), createdAt: 5000 });
+        await store.settle('a', [], { stagedBefore: 2000 });
+        const commit = (key: string, turnId: string) =>
+          store.apply({ type: 'commit', threadId: 'a', key, turnId, maxTotalBytes: 100 });
+        expect((await commit('old', 'crashed')).stored).toEqual([]);
+        expect((await commit('young', 'running')).stored).toEqual(['young']);
+        await expect(store.settle('a', 't1' as never)).rejects.toThrow(/settle: turnIds must be an array/);
+        await expect(store.settle('a', [], { stagedBefore: 'soon' as never })).rejects.toThrow(/stagedBefore/);
       }));
 
     it('lists oldest first per thread and across threads, with totals per thread', () =>

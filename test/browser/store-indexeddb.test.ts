@@ -77,7 +77,7 @@ describe('IndexedDbOffloadStore', () => {
     expect(nothing.stored).toEqual([]);
   });
 
-  it('a commit that fails half way changes nothing: evictions are rolled back with it', async () => {
+  it('a commit that fails half way is rolled back; the retry evicts the oldest in its own transaction', async () => {
     const store = open();
     await put(store, 't', 'k1', 'x'.repeat(60));
     await store.stage(result('t', 'k2', 'y'.repeat(60), 't2'));
@@ -87,9 +87,15 @@ describe('IndexedDbOffloadStore', () => {
       store.apply({ type: 'commit', threadId: 't', key: 'k2', turnId: 't2', maxTotalBytes: 100 }),
     ).rejects.toMatchObject({ name: 'QuotaExceededError' });
     restore();
-    expect(await snapshot(store.name, 't')).toEqual(before);
-    expect(await store.evictions('t')).toEqual([]);
-    expect(await store.read('t', 'k1')).toBe('x'.repeat(60));
+    // The commit evicted k1 in its transaction, rolled back with it; the retry evicted k1 once,
+    // on its own, with its text, and the commit still failed: nothing else changed.
+    expect((await store.evictions('t')).map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+    const after = await snapshot(store.name, 't');
+    const k1Text = before.entries[0]!.textId;
+    expect(after.textIds.sort()).toEqual(before.textIds.filter((id) => id !== k1Text).sort());
+    expect(after.staged).toEqual(before.staged);
+    expect(after).toMatchObject({ totalBytes: 0, count: 0, entries: [] });
+    expect(await store.list('t')).toEqual([]);
     // Still staged: once there is room again, the same commit goes through.
     const applied = await store.apply({ type: 'commit', threadId: 't', key: 'k2', turnId: 't2', maxTotalBytes: 100 });
     expect(applied).toMatchObject({ stored: ['k2'], totalBytes: 60 });
@@ -115,7 +121,7 @@ describe('IndexedDbOffloadStore', () => {
     await store.stage(result('t', 'k3', 'orphan', 't2'));
     await store.stage(result('t', 'k3', 'orphan again', 't2'));
     expect((await snapshot(store.name, 't')).textIds).toHaveLength(3);
-    await store.settle('t');
+    await store.settle('t', ['t1', 't2']);
     expect((await snapshot(store.name, 't')).textIds).toHaveLength(1);
     await store.clearThread('t');
     expect((await snapshot(store.name, 't')).textIds).toHaveLength(0);

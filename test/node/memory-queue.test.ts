@@ -84,7 +84,7 @@ describe('MemoryTx.oldestEntry', () => {
     await put('b', 't1');
     await put('c', 't1');
     expect((await put('d', 't2')).evicted.map((e) => e.key)).toEqual(['a']);
-    await store.restoreTurn('t', 't2'); // d goes, a comes back with its old seq
+    await store.restoreTurn('t', 't2', 30); // d goes, a comes back with its old seq
     expect((await store.list('t')).map((e) => e.key)).toEqual(['a', 'b', 'c']);
     expect((await put('e', 't3')).evicted.map((e) => e.key)).toEqual(['a']);
     expect((await put('f', 't3')).evicted.map((e) => e.key)).toEqual(['b']);

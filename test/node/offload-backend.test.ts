@@ -1,12 +1,10 @@
 // OffloadBackend on its own: a read-only file system over one thread's stored results (O4, O6).
-import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BackendError } from '../../lib/backends/backend.js';
-import { LineIndex } from '../../lib/offload/line-index.js';
 import type { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { countLines, sliceLines, utf8Bytes } from '../../lib/text.js';
+import { utf8Bytes } from '../../lib/text.js';
 import { bigText, storeResult } from './offload-fixtures.js';
 
 async function failure(promise: Promise<unknown>): Promise<BackendError> {
@@ -171,22 +169,5 @@ describe('OffloadBackend over a store that keeps texts in chunks', () => {
       'readLines big 0 0',
       'readLines big 300 undefined',
     ]);
-  });
-});
-
-describe('LineIndex', () => {
-  it('pages exactly as sliceLines and counts as countLines', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom('a', 'é', '😀', '\n', '\r\n'), { maxLength: 60 }).map((parts) => parts.join('')),
-        fc.nat(30),
-        fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
-        (text, offset, limit) => {
-          const index = new LineIndex(text);
-          expect(index.lines).toBe(countLines(text));
-          expect(index.page(offset, limit)).toBe(sliceLines(text, offset, limit));
-        },
-      ),
-    );
   });
 });

@@ -82,7 +82,7 @@ describe('ToolOutputOffload events', () => {
     expect(offloadEvents(result.events).map((e) => e.type)).toEqual(['offloaded', 'offload-failed']);
     const stagedBytes = offloadEvents(result.events)[0]!.bytes;
     expect(stagedBytes).toBe(utf8Bytes(linesOf(100)));
-    const why = `QuotaExceededError: The quota has been exceeded. (while making ${path} live; it was not stored)`;
+    const why = `QuotaExceededError: The quota has been exceeded. (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
     expect(offloadEvents(result.events)[1]).toEqual({
       type: 'offload-failed',
       middleware: 'ToolOutputOffload',

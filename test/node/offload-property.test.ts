@@ -104,6 +104,11 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     if (failStage) throw new DOMException('quota', 'QuotaExceededError');
     return realStage(result);
   };
+  // The key's value per thread as the runtime would keep it, and its value when the turn began (R10).
+  const values = new Map<string, unknown>(threads.map((t) => [t, key.initial]));
+  const turnStartValues = new Map<string, unknown>(threads.map((t) => [t, key.initial]));
+  const applyKey = async (thread: string, update: unknown) =>
+    values.set(thread, await key.apply!(values.get(thread), update, hookContext(context(thread))));
   const turnId = (thread: string) => `${thread}-turn-${turn.get(thread)}`;
   const context = (thread: string) => ({ threadId: thread, turnId: turnId(thread) });
 
@@ -128,7 +133,7 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     const update = outcome.type === 'success' ? outcome.update : undefined;
     return async () => {
       if (!update) return;
-      await key.apply!(key.initial, update[ToolOutputOffload.key], hookContext(context(thread)));
+      await applyKey(thread, update[ToolOutputOffload.key]);
       reference.commit(thread, { key: callKey, text: cutToBytes(text, maxResultBytes) });
       if (!used.get(thread)!.includes(callKey)) used.get(thread)!.push(callKey);
       await check();
@@ -170,17 +175,23 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       const drop = reply.update?.[ToolOutputOffload.key];
       const live = reference.live.get(thread)!.map((e) => e.key);
       expect(drop === undefined).toBe(!covered.some((k) => live.includes(k)));
-      if (drop !== undefined) await key.apply!(key.initial, drop, hookContext(context(thread)));
+      if (drop !== undefined) await applyKey(thread, drop);
       reference.drop(thread, covered);
       await check();
     } else if (op.op === 'newTurn' || op.op === 'block') {
       if (op.op === 'block') {
-        await key.restore!(key.initial, key.initial, hookContext(context(thread)));
+        const before = turnStartValues.get(thread);
+        values.set(thread, await key.restore!(values.get(thread), before, hookContext(context(thread))));
         reference.block(thread);
         await check(); // a blocked turn restores byte for byte
       }
       turn.set(thread, turn.get(thread)! + 1);
-      await offload.beforeAgent([], hookContext(context(thread)));
+      turnStartValues.set(thread, values.get(thread));
+      const state = { [ToolOutputOffload.key]: values.get(thread) };
+      const started = await offload.beforeAgent([], hookContext({ ...context(thread), state }));
+      // The earlier turns that changed the store are settled by name, through the key.
+      if (started) await applyKey(thread, started.update[ToolOutputOffload.key]);
+      expect((values.get(thread) as { turns: string[] }).turns).toEqual([]);
       reference.newTurn(thread);
       await check();
     }

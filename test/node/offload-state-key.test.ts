@@ -4,6 +4,7 @@ import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { StateKey } from '../../lib/runtime/middleware.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { utf8Bytes } from '../../lib/text.js';
+import { failMemoryCommits } from './fixtures/fail-memory-commits.js';
 import { bigText, callTool, hookContext, storeResult } from './offload-fixtures.js';
 
 function setup() {
@@ -15,13 +16,21 @@ function setup() {
 describe('the offload state key', () => {
   it('starts empty and restores through the store', async () => {
     const { offload, key, store } = setup();
-    expect(key.initial).toEqual({ entries: 0, totalBytes: 0 });
+    expect(key.initial).toEqual({ entries: 0, totalBytes: 0, turns: [] });
     expect(key.onBlock).toBe('restore');
-    await storeResult(offload, bigText(100), { turnId: 'turn-1' });
-    await offload.beforeAgent([], hookContext({ turnId: 'turn-2' }));
+    const { value } = await storeResult(offload, bigText(100), { turnId: 'turn-1' });
+    expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(100)), turns: ['turn-1'] });
+    const settle = await offload.beforeAgent(
+      [],
+      hookContext({ turnId: 'turn-2', state: { toolOutputOffload: value } }),
+    );
+    expect(settle).toEqual({ update: { toolOutputOffload: { type: 'settle', turns: ['turn-1'] } } });
+    const settled = await key.apply!(value, settle!.update.toolOutputOffload, hookContext({ turnId: 'turn-2' }));
+    expect(settled).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(100)), turns: [] });
     await storeResult(offload, bigText(120), { key: 'key-2', turnId: 'turn-2' });
-    const restored = await key.restore!(key.initial, key.initial, hookContext({ turnId: 'turn-2' }));
-    expect(restored).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(100)) });
+    const restored = await key.restore!(key.initial, value, hookContext({ turnId: 'turn-2' }));
+    // Back to the turns unsettled before the blocked turn: settling turn-1 again changes nothing.
+    expect(restored).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(100)), turns: ['turn-1'] });
     expect((await store.list('t1')).map((e) => e.key)).toEqual(['key-1']);
   });
 
@@ -49,7 +58,9 @@ describe('the offload state key', () => {
       { type: 'drop', threadId: 't1', keys: ['k'], turnId: 't', reason: 'bound' },
       /a drop's reason must be "summarized", got "bound"/,
     ],
-    [{ type: 'wipe', threadId: 't1', turnId: 't' }, /type must be "commit" or "drop", got "wipe"/],
+    [{ type: 'wipe', threadId: 't1', turnId: 't' }, /type must be "commit", "drop" or "settle", got "wipe"/],
+    [{ type: 'settle', turns: 'turn-1' }, /a settle needs turns as an array of non-empty strings, got "turn-1"/],
+    [{ type: 'settle', turns: [''] }, /a settle needs turns as an array of non-empty strings, got \[""\]/],
   ])('rejects the malformed update %j with a clear error, changing nothing', async (update, message) => {
     const { offload, key, store } = setup();
     await storeResult(offload, bigText(100));
@@ -66,6 +77,7 @@ describe('the offload state key', () => {
     expect(await key.apply!(key.initial, update, hookContext())).toEqual({
       entries: 1,
       totalBytes: utf8Bytes(bigText(100)),
+      turns: ['turn-1'],
     });
     expect(await store.failures('t1')).toEqual([
       expect.objectContaining({
@@ -73,6 +85,28 @@ describe('the offload state key', () => {
         error: expect.stringMatching(/^QuotaExceededError: full \(while making \/large_tool_results\/key-2 live/),
       }),
     ]);
+  });
+
+  it('a commit the quota refuses even with nothing left to evict: the path the model was shown still reads (S3)', async () => {
+    const { offload, key, store } = setup();
+    await storeResult(offload, bigText(100));
+    const outcome = await callTool(offload, bigText(120), { key: 'key-2' });
+    const update = outcome.type === 'success' ? outcome.update?.[ToolOutputOffload.key] : undefined;
+    const stop = failMemoryCommits(Number.POSITIVE_INFINITY);
+    let value: unknown;
+    try {
+      value = await key.apply!(key.initial, update, hookContext());
+    } finally {
+      stop();
+    }
+    // key-1 was evicted to make room, and the commit still failed.
+    expect(value).toEqual({ entries: 0, totalBytes: 0, turns: ['turn-1'] });
+    expect((await store.evictions('t1')).map((e) => [e.key, e.reason])).toEqual([['key-1', 'bound']]);
+    expect(await store.failures('t1')).toEqual([expect.objectContaining({ key: 'key-2', toolName: 'fetch_page' })]);
+    expect(await offload.backend('t1').read('/key-2')).toBe(bigText(120));
+    // Settling its turn keeps it readable.
+    await key.apply!(value, { type: 'settle', turns: ['turn-1'] }, hookContext({ turnId: 'turn-2' }));
+    expect(await offload.backend('t1').read('/key-2')).toBe(bigText(120));
   });
 
   it('lets any other store error through: a bug fails the run loudly', async () => {

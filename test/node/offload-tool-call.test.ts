@@ -38,7 +38,7 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
     expect(shown.endsWith(text.split('\n').slice(0, 10).join('\n'))).toBe(true);
     expect(shown).not.toContain('line 10 ');
     expect(estimateTokens(shown)).toBeLessThanOrEqual(threshold);
-    expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(text) });
+    expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(text), turns: ['turn-1'] });
     expect(await store.read('t1', 'abc_123')).toBe(text);
     const [entry] = await store.list('t1');
     expect(entry).toMatchObject({
@@ -160,7 +160,7 @@ describe('identity (O2)', () => {
     await storeResult(offload, bigText(100), { key: 'k1' });
     const { value } = await storeResult(offload, bigText(150), { key: 'k1' });
     expect(await store.read('t1', 'k1')).toBe(bigText(150));
-    expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(150)) });
+    expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(150)), turns: ['turn-1'] });
     expect((await store.evictions('t1')).map((e) => e.reason)).toEqual(['replaced']);
   });
 });
