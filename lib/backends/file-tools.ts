@@ -1,10 +1,11 @@
+import { checkInteger, quoteForMessage } from '../checks.js';
 import { ToolOutcome } from '../runtime/outcome.js';
 import type { Tool, ToolContext } from '../runtime/tool.js';
 import { countLines, cutLine, excerptAround, splitLines, utf8Bytes } from '../text.js';
 import { type Backend, BackendError, type FileInfo, isBackend } from './backend.js';
 // `tool` that also marks each tool made here, so the offload caps their results rather than storing them (O11).
 import { fileTool as tool } from './file-tool-marker.js';
-import { normalizePath, quoteForMessage } from './paths.js';
+import { normalizePath } from './paths.js';
 import { checkReadOptions, compilePattern, pastTheEnd, totalLines } from './text-file.js';
 
 export interface FileToolsOptions {
@@ -35,12 +36,11 @@ export function fileTools(
   if (typeof backend !== 'function' && !isBackend(backend)) {
     throw new TypeError('fileTools needs a Backend or a function (context) => Backend');
   }
-  const maxPageTokens = options.maxPageTokens ?? defaultPageTokens;
-  if (!Number.isSafeInteger(maxPageTokens) || maxPageTokens < minPageTokens) {
-    throw new RangeError(
-      `fileTools maxPageTokens must be an integer of at least ${minPageTokens}, got ${maxPageTokens}`,
-    );
-  }
+  const maxPageTokens = checkInteger(
+    'fileTools maxPageTokens',
+    options.maxPageTokens ?? defaultPageTokens,
+    minPageTokens,
+  );
   const budget = maxPageTokens * 4 - noteReserve;
   const backendFor = (context: ToolContext): Backend => {
     const chosen = typeof backend === 'function' ? backend(context) : backend;

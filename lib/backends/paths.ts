@@ -1,3 +1,4 @@
+import { quoteForMessage } from '../checks.js';
 import { BackendError } from './backend.js';
 
 /** The longest path a backend accepts, in characters. */
@@ -17,16 +18,8 @@ function pathProblem(path: unknown): string | undefined {
   return undefined;
 }
 
-/** A short, quoted form of a path or pattern for messages: a huge one is not echoed whole. */
-export function quoteForMessage(value: unknown): string {
-  const cut = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
-  if (typeof value === 'string') return JSON.stringify(cut(value));
-  try {
-    return cut(JSON.stringify(value) ?? String(value));
-  } catch {
-    return typeof value === 'bigint' ? `${value}n` : Object.prototype.toString.call(value); // cyclic or odd objects
-  }
-}
+// Messages quote paths and patterns as every other error does (cut short, never throwing).
+export { quoteForMessage };
 
 /**
  * Checks an absolute path and returns it without a trailing '/' ('/' stays '/').

@@ -1,8 +1,8 @@
 // The per-file halves of the Backend contract, shared by every backend that holds whole texts
 // (MemoryBackend, the offload's read-only backend), so they read and search alike.
+import { checkInteger, quoteForMessage } from '../checks.js';
 import { countLines, sliceLines } from '../text.js';
 import { type Backend, BackendError, type GrepMatch } from './backend.js';
-import { quoteForMessage } from './paths.js';
 
 export interface ReadOptions {
   offset?: number;
@@ -11,13 +11,7 @@ export interface ReadOptions {
 
 function checkCount(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new BackendError(
-      'invalid-argument',
-      `${name} must be an integer of at least ${min}, got ${typeof value === 'number' ? value : quoteForMessage(value)}`,
-    );
-  }
-  return value;
+  return checkInteger(name, value, min, undefined, (message) => new BackendError('invalid-argument', message));
 }
 
 /** Checks read options: offset a non-negative integer, limit a positive integer (both optional). */

@@ -1,3 +1,5 @@
+import { checkInteger } from '../checks.js';
+
 /** The numeric limits of a ToolOutputOffload, checked once in its constructor (O10). */
 export interface OffloadLimits {
   /** A result over this many estimated tokens is offloaded; at least 1000. */
@@ -17,15 +19,8 @@ export const defaultLimits: Readonly<OffloadLimits> = Object.freeze({
   previewLines: 10,
 });
 
-/** Past this, numbers stop being exact integers; no byte count or token count goes there. */
-const maxInteger = Number.MAX_SAFE_INTEGER;
-
-function checkInteger(name: keyof OffloadLimits, value: unknown, min: number, max: number, range: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const got = typeof value === 'number' ? String(value) : `${typeof value} ${JSON.stringify(value)}`;
-    throw new RangeError(`ToolOutputOffload: ${name} must be an integer ${range}; got ${got}`);
-  }
-  return value;
+function checkLimit(name: keyof OffloadLimits, value: unknown, min: number, max?: number): number {
+  return checkInteger(`ToolOutputOffload: ${name}`, value, min, max);
 }
 
 /**
@@ -34,25 +29,18 @@ function checkInteger(name: keyof OffloadLimits, value: unknown, min: number, ma
  */
 export function resolveLimits(options: Partial<Record<keyof OffloadLimits, unknown>> = {}): OffloadLimits {
   const pick = (name: keyof OffloadLimits) => (options[name] === undefined ? defaultLimits[name] : options[name]);
-  const thresholdTokens = checkInteger(
-    'thresholdTokens',
-    pick('thresholdTokens'),
-    1000,
-    maxInteger,
-    'of at least 1000',
-  );
-  const maxTotalBytes = checkInteger('maxTotalBytes', pick('maxTotalBytes'), 1, maxInteger, 'of at least 1');
+  const thresholdTokens = checkLimit('thresholdTokens', pick('thresholdTokens'), 1000);
+  const maxTotalBytes = checkLimit('maxTotalBytes', pick('maxTotalBytes'), 1);
   // An explicit maxTotalBytes below the default maxResultBytes lowers the default, rather than
-  // making the default combination invalid.
+  // making the default combination invalid. At most maxTotalBytes: the name says where the top comes from.
   const maxResultBytes = checkInteger(
-    'maxResultBytes',
+    'ToolOutputOffload: maxResultBytes (at most maxTotalBytes)',
     options.maxResultBytes === undefined
       ? Math.min(defaultLimits.maxResultBytes, maxTotalBytes)
       : options.maxResultBytes,
     1,
     maxTotalBytes,
-    `from 1 to maxTotalBytes (${maxTotalBytes})`,
   );
-  const previewLines = checkInteger('previewLines', pick('previewLines'), 0, maxInteger, 'of at least 0');
+  const previewLines = checkLimit('previewLines', pick('previewLines'), 0);
   return { thresholdTokens, maxResultBytes, maxTotalBytes, previewLines };
 }

@@ -22,17 +22,20 @@ describe('ToolOutputOffload options (O10)', () => {
   });
 
   it.each([
-    [{ thresholdTokens: 999 }, /thresholdTokens must be an integer of at least 1000; got 999/],
+    [{ thresholdTokens: 999 }, /ToolOutputOffload: thresholdTokens must be an integer of at least 1000, got 999/],
     [{ thresholdTokens: Number.NaN }, /thresholdTokens .*got NaN/],
     [{ thresholdTokens: 1500.5 }, /thresholdTokens .*got 1500.5/],
     [{ thresholdTokens: Number.POSITIVE_INFINITY }, /thresholdTokens .*got Infinity/],
-    [{ thresholdTokens: '2000' }, /thresholdTokens .*got string "2000"/],
-    [{ maxResultBytes: 0 }, /maxResultBytes must be an integer from 1 to maxTotalBytes \(33554432\); got 0/],
-    [{ maxResultBytes: 2048, maxTotalBytes: 1024 }, /maxResultBytes .*from 1 to maxTotalBytes \(1024\); got 2048/],
+    [{ thresholdTokens: '2000' }, /thresholdTokens .*got "2000"/],
+    [{ maxResultBytes: 0 }, /maxResultBytes \(at most maxTotalBytes\) must be an integer from 1 to 33554432, got 0/],
+    [
+      { maxResultBytes: 2048, maxTotalBytes: 1024 },
+      /maxResultBytes \(at most maxTotalBytes\) must be an integer from 1 to 1024, got 2048/,
+    ],
     [{ maxResultBytes: 1.5 }, /maxResultBytes .*got 1.5/],
-    [{ maxTotalBytes: 0 }, /maxTotalBytes must be an integer of at least 1; got 0/],
+    [{ maxTotalBytes: 0 }, /maxTotalBytes must be an integer of at least 1, got 0/],
     [{ maxTotalBytes: -5 }, /maxTotalBytes .*got -5/],
-    [{ previewLines: -1 }, /previewLines must be an integer of at least 0; got -1/],
+    [{ previewLines: -1 }, /previewLines must be an integer of at least 0, got -1/],
     [{ previewLines: 2.5 }, /previewLines .*got 2.5/],
   ])('rejects %j with a RangeError naming the option and range', (options, message) => {
     expect(() => new ToolOutputOffload(options as never)).toThrow(RangeError);
