@@ -27,6 +27,7 @@ export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,
   OffloadStore,
+  SettleOptions,
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
