@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-const budgets = { 'dist/index.js': 30_000, 'dist/inspector.js': 16_000, 'dist/testing.js': 1_000 };
+const budgets = { 'dist/index.js': 34_000, 'dist/inspector.js': 16_000, 'dist/testing.js': 1_000 };
 
 let over = false;
 for (const [file, budget] of Object.entries(budgets)) {
