@@ -1,6 +1,8 @@
 // Random sequences of stores, reruns, parallel batches, summarization drops, storage failures and
-// output Blocks, driven through the offload's hooks and state key and checked against a reference
-// model after every applied update (O2, O3, O7, O8, S3).
+// output Blocks, made by two writers (agents sharing one store, each its own turns) interleaved on
+// the same threads — one writer's commits may land between another's commits and its Block —
+// driven through the offload's hooks and state key and checked against a reference model after
+// every applied update (O2, O3, O7, O8, S3).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
@@ -9,35 +11,11 @@ import type { StateKey } from '../../lib/runtime/middleware.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { cutToBytes, utf8Bytes } from '../../lib/text.js';
 import { callTool, hookContext } from './offload-fixtures.js';
+import { ReferenceStore } from './offload-reference-model.js';
 
-type Entry = { key: string; text: string };
 const threads = ['a', 'b'] as const;
-
-/** What the store must hold: per thread, the live entries oldest first. */
-class Reference {
-  live = new Map<string, Entry[]>(threads.map((t) => [t, []]));
-  turnStart = new Map<string, Entry[]>(threads.map((t) => [t, []]));
-  constructor(readonly maxTotalBytes: number) {}
-
-  commit(thread: string, entry: Entry): void {
-    const entries = this.live.get(thread)!.filter((e) => e.key !== entry.key);
-    entries.push(entry);
-    while (entries.reduce((sum, e) => sum + utf8Bytes(e.text), 0) > this.maxTotalBytes) entries.shift();
-    this.live.set(thread, entries);
-  }
-  drop(thread: string, keys: string[]): void {
-    this.live.set(
-      thread,
-      this.live.get(thread)!.filter((e) => !keys.includes(e.key)),
-    );
-  }
-  newTurn(thread: string): void {
-    this.turnStart.set(thread, [...this.live.get(thread)!]);
-  }
-  block(thread: string): void {
-    this.live.set(thread, [...this.turnStart.get(thread)!]);
-  }
-}
+const writers = ['A', 'B'] as const;
+type Apply = () => Promise<void>;
 
 /** Texts over the threshold (1000 tokens), mixing 1-, 2-, 3- and 4-byte characters and newlines; cheap to shrink. */
 const textArb = fc
@@ -50,53 +28,84 @@ const textArb = fc
     return unit.repeat(Math.ceil(length / unit.length) + 1).slice(0, length + 1);
   });
 
+/** Every step names its writer (A more often) and thread. */
+const step = <T>(weight: number, fields: fc.Arbitrary<T>) => ({
+  weight,
+  arbitrary: fc
+    .tuple(fields, fc.constantFrom(...threads), fc.constantFrom('A', 'A', 'B') as fc.Arbitrary<'A' | 'B'>)
+    .map(([op, thread, writer]) => ({ ...op, thread, writer })),
+});
+
 const opArb = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({ op: fc.constant('store' as const), thread: fc.constantFrom(...threads), text: textArb }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      op: fc.constant('rerun' as const),
-      thread: fc.constantFrom(...threads),
-      pick: fc.nat(),
-      text: textArb,
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
+  step(4, fc.record({ op: fc.constant('store' as const), text: textArb })),
+  step(2, fc.record({ op: fc.constant('rerun' as const), pick: fc.nat(), text: textArb })),
+  step(
+    2,
+    fc.record({
       op: fc.constant('batch' as const),
-      thread: fc.constantFrom(...threads),
       texts: fc.array(textArb, { minLength: 2, maxLength: 4 }),
       order: fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
     }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      op: fc.constant('summarize' as const),
-      thread: fc.constantFrom(...threads),
-      picks: fc.array(fc.nat(), { maxLength: 3 }),
+  ),
+  step(1, fc.record({ op: fc.constant('summarize' as const), picks: fc.array(fc.nat(), { maxLength: 3 }) })),
+  step(1, fc.record({ op: fc.constant('quota' as const), text: textArb })),
+  // Staged now, committed at a later 'release' of the same turn: other steps run while it is in flight.
+  step(2, fc.record({ op: fc.constant('hold' as const), text: textArb })),
+  step(1, fc.record({ op: fc.constant('release' as const) })),
+  // The writer commits, the other writer commits on the same thread, then the writer's turn is blocked.
+  step(
+    2,
+    fc.record({
+      op: fc.constant('interleave' as const),
+      own: fc.array(textArb, { minLength: 1, maxLength: 2 }),
+      foreign: fc.array(textArb, { minLength: 1, maxLength: 2 }),
     }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({ op: fc.constant('quota' as const), thread: fc.constantFrom(...threads), text: textArb }),
-  },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('newTurn' as const), thread: fc.constantFrom(...threads) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('block' as const), thread: fc.constantFrom(...threads) }) },
+  ),
+  step(1, fc.record({ op: fc.constant('newTurn' as const) })),
+  step(1, fc.record({ op: fc.constant('block' as const) })),
 );
 type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
 
+/** One agent on the store: its own offload, its key's value per thread as its runtime keeps it, its turns. */
+class Writer {
+  readonly offload: ToolOutputOffload;
+  readonly key: StateKey;
+  readonly turn = new Map<string, number>(threads.map((t) => [t, 1]));
+  readonly used = new Map<string, string[]>(threads.map((t) => [t, []]));
+  /** Commits staged in the current turn whose update is not applied yet. */
+  readonly held = new Map<string, Apply[]>(threads.map((t) => [t, []]));
+  readonly values: Map<string, unknown>;
+  /** The key's value when the turn began, what a Block restores it to (R10). */
+  readonly turnStartValues: Map<string, unknown>;
+
+  constructor(
+    readonly name: string,
+    store: MemoryOffloadStore,
+    maxResultBytes: number,
+    maxTotalBytes: number,
+  ) {
+    this.offload = new ToolOutputOffload({ thresholdTokens: 1000, maxResultBytes, maxTotalBytes, store });
+    this.key = this.offload.writes[ToolOutputOffload.key] as StateKey;
+    this.values = new Map(threads.map((t) => [t, this.key.initial]));
+    this.turnStartValues = new Map(threads.map((t) => [t, this.key.initial]));
+  }
+
+  turnId(thread: string): string {
+    return `${this.name}-${thread}-turn-${this.turn.get(thread)}`;
+  }
+  context(thread: string) {
+    return { threadId: thread, turnId: this.turnId(thread) };
+  }
+  async apply(thread: string, update: unknown): Promise<void> {
+    const value = await this.key.apply!(this.values.get(thread), update, hookContext(this.context(thread)));
+    this.values.set(thread, value);
+  }
+}
+
 async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: Op[]): Promise<void> {
   const store = new MemoryOffloadStore();
-  const offload = new ToolOutputOffload({ thresholdTokens: 1000, maxResultBytes, maxTotalBytes, store });
-  const key = offload.writes[ToolOutputOffload.key] as StateKey;
-  const reference = new Reference(maxTotalBytes);
-  const turn = new Map<string, number>(threads.map((t) => [t, 1]));
-  const used = new Map<string, string[]>(threads.map((t) => [t, []]));
+  const agents = new Map(writers.map((name) => [name, new Writer(name, store, maxResultBytes, maxTotalBytes)]));
+  const reference = new ReferenceStore(maxTotalBytes);
   let fresh = 0;
   let failStage = false;
   const realStage = store.stage.bind(store);
@@ -104,13 +113,6 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     if (failStage) throw new DOMException('quota', 'QuotaExceededError');
     return realStage(result);
   };
-  // The key's value per thread as the runtime would keep it, and its value when the turn began (R10).
-  const values = new Map<string, unknown>(threads.map((t) => [t, key.initial]));
-  const turnStartValues = new Map<string, unknown>(threads.map((t) => [t, key.initial]));
-  const applyKey = async (thread: string, update: unknown) =>
-    values.set(thread, await key.apply!(values.get(thread), update, hookContext(context(thread))));
-  const turnId = (thread: string) => `${thread}-turn-${turn.get(thread)}`;
-  const context = (thread: string) => ({ threadId: thread, turnId: turnId(thread) });
 
   async function check(): Promise<void> {
     for (const thread of threads) {
@@ -118,96 +120,136 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       const total = await store.totalBytes(thread);
       expect(total).toBe(listed.reduce((sum, e) => sum + e.bytes, 0));
       expect(total).toBeLessThanOrEqual(maxTotalBytes);
-      const expected = reference.live.get(thread)!;
+      const expected = reference.live(thread);
       expect(listed.map((e) => e.key)).toEqual(expected.map((e) => e.key)); // oldest-first eviction
+      expect(total).toBe(reference.total(thread));
       for (const [i, entry] of expected.entries()) {
         expect(await store.read(thread, entry.key)).toBe(entry.text);
         expect(listed[i]!.bytes).toBe(utf8Bytes(entry.text));
       }
+      // Which entries went, why, and in what order ('bound' ones oldest first).
+      const logged = (await store.evictions(thread)).map(({ key, reason }) => ({ key, reason }));
+      expect(logged).toEqual(reference.evictions(thread).map(({ key, reason }) => ({ key, reason })));
     }
   }
 
-  /** Runs the call through wrapToolCall; returns how to apply it (and mirror it in the reference). */
-  async function call(thread: string, callKey: string, text: string) {
-    const outcome = await callTool(offload, text, { ...context(thread), key: callKey });
+  /** The writer's value says what the store held when its update was applied. */
+  function expectValue(writer: Writer, thread: string): void {
+    const value = writer.values.get(thread) as { entries: number; totalBytes: number };
+    expect({ entries: value.entries, totalBytes: value.totalBytes }).toEqual({
+      entries: reference.live(thread).length,
+      totalBytes: reference.total(thread),
+    });
+  }
+
+  /** Runs the call through wrapToolCall (staging it); returns how to apply it (and mirror it in the reference). */
+  async function call(writer: Writer, thread: string, callKey: string, text: string): Promise<Apply> {
+    const outcome = await callTool(writer.offload, text, { ...writer.context(thread), key: callKey });
     const update = outcome.type === 'success' ? outcome.update : undefined;
+    expect(update).toBeDefined();
     return async () => {
-      if (!update) return;
-      await applyKey(thread, update[ToolOutputOffload.key]);
-      reference.commit(thread, { key: callKey, text: cutToBytes(text, maxResultBytes) });
-      if (!used.get(thread)!.includes(callKey)) used.get(thread)!.push(callKey);
+      await writer.apply(thread, update![ToolOutputOffload.key]);
+      reference.commit(thread, writer.turnId(thread), callKey, cutToBytes(text, maxResultBytes));
+      if (!writer.used.get(thread)!.includes(callKey)) writer.used.get(thread)!.push(callKey);
+      expectValue(writer, thread);
       await check();
     };
   }
 
+  async function summarize(writer: Writer, thread: string, picks: number[]): Promise<void> {
+    const keys = writer.used.get(thread)!;
+    const covered = keys.length > 0 ? picks.map((p) => keys[p % keys.length]!) : [];
+    const messages: Message[] = keys.map((k) => ({
+      role: 'tool',
+      id: `m-${k}`,
+      toolCallId: k,
+      toolName: 'emit',
+      content: [{ type: 'text', text: `Path: /large_tool_results/${k}\n…` }],
+      isError: false,
+    }));
+    const state = { summarization: { summary: 's', coveredMessageIds: covered.map((k) => `m-${k}`) } };
+    const reply = await writer.offload.wrapModelCall(
+      { systemPrompt: '', messages, tools: [] },
+      async () => ({ content: 'ok' }),
+      hookContext({ ...writer.context(thread), state, messages }),
+    );
+    const drop = reply.update?.[ToolOutputOffload.key];
+    const live = reference.live(thread).map((e) => e.key);
+    expect(drop === undefined).toBe(!covered.some((k) => live.includes(k)));
+    if (drop !== undefined) await writer.apply(thread, drop);
+    reference.drop(thread, writer.turnId(thread), covered);
+    await check();
+  }
+
+  /** Ends the writer's turn (blocked or not) and starts the next, whose beforeAgent settles the turns before. */
+  async function nextTurn(writer: Writer, thread: string, blocked: boolean): Promise<void> {
+    // A turn's updates not applied by its end never are.
+    writer.held.set(thread, []);
+    if (blocked) {
+      const before = writer.turnStartValues.get(thread);
+      const restored = await writer.key.restore!(
+        writer.values.get(thread),
+        before,
+        hookContext(writer.context(thread)),
+      );
+      writer.values.set(thread, restored);
+      reference.restore(thread, writer.turnId(thread));
+      expectValue(writer, thread);
+      await check(); // a blocked turn restores byte for byte, and the thread fits the bound again
+    }
+    writer.turn.set(thread, writer.turn.get(thread)! + 1);
+    writer.turnStartValues.set(thread, writer.values.get(thread));
+    const unsettled = (writer.values.get(thread) as { turns: string[] }).turns;
+    const state = { [ToolOutputOffload.key]: writer.values.get(thread) };
+    const started = await writer.offload.beforeAgent([], hookContext({ ...writer.context(thread), state }));
+    // The writer's earlier turns that changed the store are settled by name, through the key.
+    if (started) await writer.apply(thread, started.update[ToolOutputOffload.key]);
+    expect((writer.values.get(thread) as { turns: string[] }).turns).toEqual([]);
+    reference.settle(thread, unsettled);
+    await check();
+  }
+
   for (const op of ops) {
-    const thread = op.thread;
-    const keys = used.get(thread)!;
-    if (op.op === 'store') await (await call(thread, `k${fresh++}`, op.text))();
+    const { thread } = op;
+    const writer = agents.get(op.writer)!;
+    const keys = writer.used.get(thread)!;
+    const newKey = () => `${writer.name}k${fresh++}`;
+    if (op.op === 'store') await (await call(writer, thread, newKey(), op.text))();
     else if (op.op === 'rerun') {
-      await (await call(thread, keys.length ? keys[op.pick % keys.length]! : `k${fresh++}`, op.text))();
+      await (await call(writer, thread, keys.length ? keys[op.pick % keys.length]! : newKey(), op.text))();
     } else if (op.op === 'batch') {
-      const applies = await Promise.all(op.texts.map((text) => call(thread, `k${fresh++}`, text)));
+      const applies = await Promise.all(op.texts.map((text) => call(writer, thread, newKey(), text)));
       const order = applies.map((apply, i) => ({ apply, rank: op.order[i]! })).sort((x, y) => x.rank - y.rank);
       for (const { apply } of order) await apply();
+    } else if (op.op === 'hold') writer.held.get(thread)!.push(await call(writer, thread, newKey(), op.text));
+    else if (op.op === 'release') {
+      for (const apply of writer.held.get(thread)!.splice(0)) await apply();
     } else if (op.op === 'quota') {
       failStage = true;
-      const outcome = await callTool(offload, op.text, { ...context(thread), key: `k${fresh++}` });
+      const outcome = await callTool(writer.offload, op.text, { ...writer.context(thread), key: newKey() });
       failStage = false;
       expect(outcome.type === 'success' && outcome.update).toBeUndefined();
       await check(); // nothing stored is lost
-    } else if (op.op === 'summarize') {
-      const covered = keys.length > 0 ? op.picks.map((p) => keys[p % keys.length]!) : [];
-      const messages: Message[] = keys.map((k) => ({
-        role: 'tool',
-        id: `m-${k}`,
-        toolCallId: k,
-        toolName: 'emit',
-        content: [{ type: 'text', text: `Path: /large_tool_results/${k}\n…` }],
-        isError: false,
-      }));
-      const state = { summarization: { summary: 's', coveredMessageIds: covered.map((k) => `m-${k}`) } };
-      const reply = await offload.wrapModelCall(
-        { systemPrompt: '', messages, tools: [] },
-        async () => ({ content: 'ok' }),
-        hookContext({ ...context(thread), state, messages }),
-      );
-      const drop = reply.update?.[ToolOutputOffload.key];
-      const live = reference.live.get(thread)!.map((e) => e.key);
-      expect(drop === undefined).toBe(!covered.some((k) => live.includes(k)));
-      if (drop !== undefined) await applyKey(thread, drop);
-      reference.drop(thread, covered);
-      await check();
-    } else if (op.op === 'newTurn' || op.op === 'block') {
-      if (op.op === 'block') {
-        const before = turnStartValues.get(thread);
-        values.set(thread, await key.restore!(values.get(thread), before, hookContext(context(thread))));
-        reference.block(thread);
-        await check(); // a blocked turn restores byte for byte
-      }
-      turn.set(thread, turn.get(thread)! + 1);
-      turnStartValues.set(thread, values.get(thread));
-      const state = { [ToolOutputOffload.key]: values.get(thread) };
-      const started = await offload.beforeAgent([], hookContext({ ...context(thread), state }));
-      // The earlier turns that changed the store are settled by name, through the key.
-      if (started) await applyKey(thread, started.update[ToolOutputOffload.key]);
-      expect((values.get(thread) as { turns: string[] }).turns).toEqual([]);
-      reference.newTurn(thread);
-      await check();
-    }
+    } else if (op.op === 'interleave') {
+      const other = agents.get(writer.name === 'A' ? 'B' : 'A')!;
+      for (const text of op.own) await (await call(writer, thread, newKey(), text))();
+      for (const text of op.foreign) await (await call(other, thread, `${other.name}k${fresh++}`, text))();
+      await nextTurn(writer, thread, true);
+    } else if (op.op === 'summarize') await summarize(writer, thread, op.picks);
+    else await nextTurn(writer, thread, op.op === 'block');
   }
 }
 
 describe('the offload against a reference model (property)', () => {
-  it('keeps totals exact, within the bound, oldest-first, and restores blocked turns', async () => {
+  it('keeps totals exact, within the bound, oldest-first, and restores blocked turns, with two writers on a thread', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 4000, max: 16_000 }),
         fc.integer({ min: 0, max: 40_000 }),
-        fc.array(opArb, { minLength: 1, maxLength: 25 }),
+        fc.array(opArb, { minLength: 1, maxLength: 40 }),
         async (maxResultBytes, extra, ops) => runScenario(maxResultBytes, maxResultBytes + extra, ops),
       ),
-      { numRuns: 60 },
+      { numRuns: 300 },
     );
   }, 120_000);
 });
