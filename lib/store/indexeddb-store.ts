@@ -210,6 +210,12 @@ export class IndexedDbOffloadStore implements OffloadStore {
   }
 
   /** The origin's usage and quota, where the browser tells. */
+  /** Whether the browser already keeps this origin's storage under pressure (never asks, unlike persist()). */
+  async persisted(): Promise<boolean> {
+    const storage = globalThis.navigator?.storage;
+    return typeof storage?.persisted === 'function' ? storage.persisted() : false;
+  }
+
   async estimate(): Promise<StorageEstimate | undefined> {
     const storage = globalThis.navigator?.storage;
     return typeof storage?.estimate === 'function' ? storage.estimate() : undefined;

@@ -131,6 +131,9 @@ describe('IndexedDbOffloadStore', () => {
     const store = open();
     const estimate = await store.estimate();
     expect(typeof estimate?.quota).toBe('number');
-    expect(typeof (await store.persist())).toBe('boolean');
+    const granted = await store.persist();
+    expect(typeof granted).toBe('boolean');
+    // persisted() reports what persist() obtained, without asking again.
+    expect(await store.persisted()).toBe(await navigator.storage.persisted());
   });
 });
