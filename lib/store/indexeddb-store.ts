@@ -1,3 +1,4 @@
+import { quoteForMessage } from '../checks.js';
 import { IdbConnection } from './indexeddb-connection.js';
 import {
   OFFLOAD_DB_VERSION,
@@ -34,6 +35,12 @@ export interface IndexedDbOffloadStoreOptions {
   blockedTimeoutMs?: number;
   /** Code units in each chunk a text is stored in (a page reads only its chunks); default 131,072. */
   chunkChars?: number;
+  /**
+   * Ask the browser, once, at the first stored result, to keep this origin's storage under
+   * pressure (`navigator.storage.persist()`), so stored results are not cleared behind the agent's
+   * back. Default false: the browser may show the user a prompt.
+   */
+  persist?: boolean;
 }
 
 const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo'];
@@ -49,6 +56,7 @@ const READ_STORES: OffloadStoreName[] = ['entries', 'chunks', 'evictions', 'stag
 export class IndexedDbOffloadStore implements OffloadStore {
   readonly name: string;
   readonly #chunkChars: number;
+  #askToPersist: boolean;
   readonly #connection: IdbConnection<OffloadDb>;
   readonly #listeners = new StoreListeners();
   readonly #broadcast: StoreBroadcast;
@@ -58,6 +66,10 @@ export class IndexedDbOffloadStore implements OffloadStore {
   constructor(options: IndexedDbOffloadStoreOptions = {}) {
     this.name = options.name ?? 'tool-output-offload';
     this.#chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
+    if (options.persist !== undefined && typeof options.persist !== 'boolean') {
+      throw new TypeError(`IndexedDbOffloadStore: persist must be a boolean, got ${quoteForMessage(options.persist)}`);
+    }
+    this.#askToPersist = options.persist === true;
     this.#connection = new IdbConnection<OffloadDb>({
       name: this.name,
       version: OFFLOAD_DB_VERSION,
@@ -155,6 +167,11 @@ export class IndexedDbOffloadStore implements OffloadStore {
 
   async stage(result: StagedResult): Promise<void> {
     operations.checkStaged(result);
+    if (this.#askToPersist) {
+      this.#askToPersist = false;
+      // Not awaited: the answer does not change how this result is stored.
+      this.persist().catch((error) => console.warn('IndexedDbOffloadStore: persist() failed', error));
+    }
     await this.#run(['staged', 'chunks'], 'readwrite', (tx) => operations.stageResult(tx, result, this.#chunkChars));
   }
 

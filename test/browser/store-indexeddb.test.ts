@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { snapshot } from './fixtures/idb-snapshot.js';
@@ -135,5 +135,27 @@ describe('IndexedDbOffloadStore', () => {
     expect(typeof granted).toBe('boolean');
     // persisted() reports what persist() obtained, without asking again.
     expect(await store.persisted()).toBe(await navigator.storage.persisted());
+  });
+
+  it('with persist: true asks the browser once, at the first stored result, and not before', async () => {
+    const ask = vi.spyOn(navigator.storage, 'persist').mockResolvedValue(true);
+    try {
+      const store = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}`, persist: true });
+      opened.push(store);
+      await store.list('t');
+      expect(ask).not.toHaveBeenCalled();
+      await put(store, 't', 'k1', 'first', 't1');
+      await put(store, 't', 'k2', 'second', 't1');
+      expect(ask).toHaveBeenCalledTimes(1);
+      const quiet = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}` });
+      opened.push(quiet);
+      await put(quiet, 't', 'k1', 'first', 't1');
+      expect(ask).toHaveBeenCalledTimes(1);
+      expect(() => new IndexedDbOffloadStore({ persist: 'yes' as unknown as boolean })).toThrow(
+        /persist must be a boolean/,
+      );
+    } finally {
+      ask.mockRestore();
+    }
   });
 });
