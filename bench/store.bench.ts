@@ -5,7 +5,7 @@ import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.js';
 import type { StagedResult } from '../lib/store/offload-store.js';
 import { type EntryRecord, newTextId, type ThreadRecord } from '../lib/store/store-records.js';
 import { chunkText, defaultChunkChars } from '../lib/store/text-chunks.js';
-import { utf8Bytes } from '../lib/text.js';
+import { result } from '../test/browser/fixtures/staged-result.js';
 import { TextPool } from './random-text.js';
 import { type BenchResult, interleaved, median, record, timed } from './record.js';
 
@@ -21,23 +21,12 @@ let made = 0;
 
 afterAll(() => record('store', results));
 
-/** A result as ToolOutputOffload stages it, built before any clock starts. */
+/** A result as ToolOutputOffload stages it (with a real-sized preview), built before any clock starts. */
 function staged(threadId: string, text: string): StagedResult {
   const key = `k${made++}`;
-  const bytes = utf8Bytes(text);
   return {
-    threadId,
-    key,
-    path: `/large_tool_results/${key}`,
-    toolName: 'fetch',
-    bytes,
-    originalBytes: bytes,
-    estimatedTokens: Math.ceil(text.length / 4),
-    truncated: false,
-    createdAt: Date.now(),
+    ...result(threadId, key, text, `turn-${key}`),
     preview: `Stored at /large_tool_results/${key}\n${text.slice(0, 400)}`,
-    text,
-    turnId: `turn-${key}`,
   };
 }
 
@@ -132,10 +121,16 @@ it('offload-write-vs-raw-idb: an applied update of 256 KiB that evicts one entry
   });
 });
 
-/** Stages `result` and returns the commit that makes it live. */
-async function stagedIn(store: IndexedDbOffloadStore, result: StagedResult, maxTotalBytes: number) {
-  await store.stage(result);
-  return { type: 'commit' as const, threadId: result.threadId, key: result.key, turnId: result.turnId!, maxTotalBytes };
+/** Stages `pending` and returns the commit that makes it live. */
+async function stagedIn(store: IndexedDbOffloadStore, pending: StagedResult, maxTotalBytes: number) {
+  await store.stage(pending);
+  return {
+    type: 'commit' as const,
+    threadId: pending.threadId,
+    key: pending.key,
+    turnId: pending.turnId!,
+    maxTotalBytes,
+  };
 }
 
 it('update-cost-10k-vs-100: an applied update in a thread of 10,000 entries vs one of 100', async () => {

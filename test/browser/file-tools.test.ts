@@ -3,18 +3,10 @@ import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
-import type { ToolContext } from '../../lib/runtime/tool.js';
 import { cutToBytes, estimateTokens, utf8Bytes } from '../../lib/text.js';
+import { toolContext } from './fixtures/tool-context.js';
 
-const context: ToolContext = {
-  threadId: 'browser',
-  turnId: 'turn',
-  idempotencyKey: 'key',
-  approved: false,
-  signal: new AbortController().signal,
-  state: {},
-  emit: () => {},
-};
+const context = toolContext('browser');
 
 describe('file tools in a real browser', () => {
   const mounted = new MemoryBackend({ '/big.txt': Array.from({ length: 500 }, (_, i) => `row ${i}`).join('\n') });

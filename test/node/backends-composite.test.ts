@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type Backend, BackendError } from '../../lib/backends/backend.js';
+import type { Backend } from '../../lib/backends/backend.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
-
-async function failure(promise: Promise<unknown>): Promise<BackendError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(BackendError);
-  return error as BackendError;
-}
+import { failure } from './backend-failure.js';
 
 function setup() {
   const fallback = new MemoryBackend({ '/readme.md': 'root readme\n', '/memories2/x.txt': 'not a memory\n' });

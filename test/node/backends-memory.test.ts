@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
-
-async function failure(promise: Promise<unknown>): Promise<BackendError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(BackendError);
-  return error as BackendError;
-}
+import { failure } from './backend-failure.js';
 
 function files() {
   return new MemoryBackend({

@@ -9,18 +9,9 @@ import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
 import type { Tool, ToolContext } from '../../lib/runtime/tool.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { estimateTokens } from '../../lib/text.js';
+import { toolContext } from '../browser/fixtures/tool-context.js';
 
-function context(threadId = 't1'): ToolContext {
-  return {
-    threadId,
-    turnId: 'turn',
-    idempotencyKey: 'key',
-    approved: false,
-    signal: new AbortController().signal,
-    state: {},
-    emit: () => {},
-  };
-}
+const context = toolContext;
 
 function toolsOver(backend: Backend | ((c: ToolContext) => Backend), maxPageTokens?: number) {
   const tools = fileTools(backend, maxPageTokens === undefined ? {} : { maxPageTokens });

@@ -1,20 +1,12 @@
 // OffloadBackend on its own: a read-only file system over one thread's stored results (O4, O6).
+
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
 import type { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { utf8Bytes } from '../../lib/text.js';
+import { failure } from './backend-failure.js';
 import { bigText, storeResult } from './offload-fixtures.js';
-
-async function failure(promise: Promise<unknown>): Promise<BackendError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(BackendError);
-  return error as BackendError;
-}
 
 const alpha = `${bigText(60)}\nneedle in alpha\n${bigText(10)}`;
 const beta = `${bigText(70)}\nanother needle é\n`;
