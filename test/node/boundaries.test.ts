@@ -57,9 +57,13 @@ describe('layer boundaries', () => {
     for (const statement of statements) expect(statement.trim()).toMatch(/^export\b[\s\S]*\bfrom\s*'[^']+'$/);
   });
 
+  // A call of the global eval or the Function constructor; a method that happens to be named `eval`
+  // (re2js's prefilter has `eval(input, pos) { … }` and calls `this.subs[i].eval(…)`) is not one.
+  const evalCall = /(?:(?<![.\w$])|\b(?:globalThis|window|self)\.)eval\s*\((?![^()]*\)\s*\{)|new\s+Function\s*\(/;
+
   it('no eval or new Function anywhere in shipped code (MV3 CSP)', () => {
     const shipped = [...lib, ...sources(join(root, 'inspector'))];
-    const offenders = shipped.filter((file) => /\beval\s*\(|new\s+Function\s*\(/.test(readFileSync(file, 'utf8')));
+    const offenders = shipped.filter((file) => evalCall.test(readFileSync(file, 'utf8')));
     expect(offenders).toEqual([]);
   });
 
@@ -71,7 +75,7 @@ describe('layer boundaries', () => {
       sourcesMatching(join(root, 'node_modules', name), /\.(m?js|cjs)$/),
     );
     expect(files.length).toBeGreaterThan(3);
-    const offenders = files.filter((file) => /\beval\s*\(|new\s+Function\s*\(/.test(readFileSync(file, 'utf8')));
+    const offenders = files.filter((file) => evalCall.test(readFileSync(file, 'utf8')));
     expect(offenders).toEqual([]);
   });
 });
