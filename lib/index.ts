@@ -4,6 +4,8 @@ export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
 export { MemoryBackend } from './backends/memory-backend.js';
 export { type OpenAICompatibleModelOptions, openAICompatibleModel } from './models/openai-compatible.js';
 export { OffloadBackend } from './offload/offload-backend.js';
+export type { OffloadedResult, OffloadResultInput } from './offload/offload-now.js';
+export type { OffloadReadTool } from './offload/read-tools.js';
 export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
@@ -27,6 +29,8 @@ export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,
   OffloadStore,
+  SeenDetails,
+  SeenResult,
   SettleOptions,
   StoredResultInfo,
   StoreEvent,

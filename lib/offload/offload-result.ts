@@ -52,6 +52,56 @@ export function withText(content: readonly ContentPart[], text: string): Content
   return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
 }
 
+/** A text's stored copy and the replacement the model sees for it (O1), made the same way each time. */
+export interface Replacement {
+  path: string;
+  /** The text as stored: cut to maxResultBytes. */
+  stored: string;
+  storedBytes: number;
+  originalBytes: number;
+  truncated: boolean;
+  /** The header and first lines: the text the model is shown instead. */
+  preview: string;
+}
+
+/** The stored copy and the preview of a text over the threshold, to be stored under `key`. */
+export function replacementFor(
+  text: string,
+  toolName: string,
+  key: string,
+  limits: Pick<OffloadLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes'>,
+): Replacement {
+  const originalBytes = utf8Bytes(text);
+  // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
+  const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
+  const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
+  const path = resultPath(key);
+  const preview = offloadReplacement({ path, toolName, original: text, originalBytes, stored, storedBytes }, limits);
+  return { path, stored, storedBytes, originalBytes, truncated: stored.length < text.length, preview };
+}
+
+/** What is shown when a result over the threshold could not be stored (S3): a cut with a note, naming no path. */
+export function notStoredDecision(
+  result: Pick<ToolResultToOffload, 'threadId' | 'key' | 'toolName'>,
+  content: readonly ContentPart[],
+  text: string,
+  limits: Pick<OffloadLimits, 'thresholdTokens'>,
+  error: unknown,
+): Extract<OffloadDecision, { kind: 'cut' }> {
+  const why = describeError(error);
+  const failure: StoreFailure = {
+    threadId: result.threadId,
+    key: String(result.key).slice(0, 200),
+    path: resultKeyProblem(result.key) ? '' : resultPath(result.key),
+    toolName: result.toolName,
+    bytes: utf8Bytes(text),
+    at: Date.now(),
+    error: why,
+  };
+  const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why });
+  return { kind: 'cut', content: withText(content, cut), failure };
+}
+
 /**
  * Decides what the model is shown for one tool result and, when it is over the threshold, stages
  * its text in the store. Never throws for a storage failure (S3): the result is cut instead, and no
@@ -73,33 +123,15 @@ export async function offloadToolResult(
     };
   }
 
-  const originalBytes = utf8Bytes(text);
-  const notStored = (why: string): OffloadDecision => {
-    const failure: StoreFailure = {
-      threadId: result.threadId,
-      key: String(result.key).slice(0, 200),
-      path: resultKeyProblem(result.key) ? '' : resultPath(result.key),
-      toolName: result.toolName,
-      bytes: originalBytes,
-      at: Date.now(),
-      error: why,
-    };
-    const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why });
-    return { kind: 'cut', content: withText(content, cut), failure };
-  };
-
   const keyProblem = resultKeyProblem(result.key);
-  if (keyProblem) return notStored(keyProblem);
+  if (keyProblem) return notStoredDecision(result, content, text, limits, keyProblem);
 
-  // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
-  const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
-  const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
-  const path = resultPath(result.key);
-  const preview = offloadReplacement(
-    { path, toolName: result.toolName, original: text, originalBytes, stored, storedBytes },
+  const { path, stored, storedBytes, originalBytes, truncated, preview } = replacementFor(
+    text,
+    result.toolName,
+    result.key,
     limits,
   );
-  const truncated = stored.length < text.length;
   try {
     await store.stage({
       threadId: result.threadId,
@@ -116,7 +148,7 @@ export async function offloadToolResult(
       turnId: result.turnId,
     });
   } catch (error) {
-    return notStored(describeError(error));
+    return notStoredDecision(result, content, text, limits, error);
   }
   const change: StoreChange = {
     type: 'commit',

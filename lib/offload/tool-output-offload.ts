@@ -1,4 +1,6 @@
+import { CompositeBackend } from '../backends/composite-backend.js';
 import { isFileTool } from '../backends/file-tool-marker.js';
+import { MemoryBackend } from '../backends/memory-backend.js';
 import { joinText, toContent } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
@@ -8,10 +10,12 @@ import type { OffloadStore } from '../store/offload-store.js';
 import { SummaryCleanup } from './cleanup.js';
 import { defaultOffloadStore } from './default-store.js';
 import { OffloadBackend } from './offload-backend.js';
+import { type OffloadedResult, type OffloadResultInput, offloadNow } from './offload-now.js';
 import { type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
 import { type OffloadLimits, resolveLimits } from './options.js';
 import { capFileToolPage } from './page-cap.js';
 import { PendingCommits } from './pending-commits.js';
+import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
 import { reportStoreFailure } from './report-failure.js';
 import { boundToolMessages } from './request-bound.js';
 import { offloadKey, offloadMount } from './result-path.js';
@@ -70,6 +74,29 @@ export class ToolOutputOffload implements Middleware {
   }
 
   /**
+   * For an agent framework other than this package's runtime: what the model should see for one
+   * tool result. Over the threshold it is stored (evicting the thread's oldest to keep the bound)
+   * and replaced by a header and its first lines naming its path; within it, unchanged. The path
+   * comes from `callId` and the text, and the store remembers it: the same result offered again
+   * (a framework converting old messages again) gets the same text, storing and evicting nothing,
+   * even once it was evicted or from a new ToolOutputOffload over the same store (A1, A2). A store
+   * failure cuts the result with a note instead (S3). Malformed input is a TypeError.
+   */
+  offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
+    return offloadNow(this.store, this.limits, input);
+  }
+
+  /**
+   * read_file, grep, ls and glob over one thread's stored results, mounted at
+   * `ToolOutputOffload.mount`, for an agent framework to declare: paged, capped and worded as
+   * `fileTools`; their results are never stored (A4).
+   */
+  readTools(threadId: string): OffloadReadTool[] {
+    const backend = new CompositeBackend(new MemoryBackend(), { [offloadMount]: this.backend(threadId) });
+    return offloadReadTools(backend, this.limits.thresholdTokens);
+  }
+
+  /**
    * The thread's earlier turns that changed the store can no longer be blocked: the update settles
    * them by name (the store forgets how to undo them, and deletes what they staged but never
    * committed, and staged orphans over an hour old). A turn another agent is running on the same
@@ -86,6 +113,7 @@ export class ToolOutputOffload implements Middleware {
     return undefined;
   }
 
+  /** The lines this middleware adds to the system prompt (O12); adapters add them to theirs. */
   systemPrompt(): string {
     const { thresholdTokens } = this.limits;
     return [

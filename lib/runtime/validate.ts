@@ -2,13 +2,16 @@ import { type OutputUnit, Validator } from '@cfworker/json-schema';
 import { cutToChars } from '../text.js';
 import type { Tool } from './tool.js';
 
-const validators = new WeakMap<Tool, Validator>();
+/** What a validator needs of a tool: its name (for messages) and its parameters schema. */
+type Checked = Pick<Tool, 'name' | 'parameters'>;
+
+const validators = new WeakMap<Checked, Validator>();
 /** Keywords that only say "something below failed"; the error below is the useful one. */
 const summaryKeywords = new Set(['properties', 'items', 'prefixItems', '$ref', 'allOf', 'additionalItems']);
 const maxListed = 8;
 
 /** Builds (once per tool) the validator of its parameters; a schema it cannot compile throws, naming the tool. */
-export function validatorFor(tool: Tool): Validator {
+export function validatorFor(tool: Checked): Validator {
   let validator = validators.get(tool);
   if (!validator) {
     try {
@@ -22,7 +25,7 @@ export function validatorFor(tool: Tool): Validator {
 }
 
 /** Checks a call's arguments against the tool's JSON Schema; returns why they fail, or undefined. */
-export function argumentError(tool: Tool, args: unknown): string | undefined {
+export function argumentError(tool: Checked, args: unknown): string | undefined {
   const result = validatorFor(tool).validate(args);
   if (result.valid) return undefined;
   const specific = result.errors.filter((e) => !summaryKeywords.has(e.keyword));

@@ -1,6 +1,14 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import type { StoreFailure } from './offload-store.js';
-import type { EntryRecord, LoggedEviction, StagedRecord, ThreadRecord, UndoRecord, UndoStep } from './store-records.js';
+import type {
+  EntryRecord,
+  LoggedEviction,
+  SeenRecord,
+  StagedRecord,
+  ThreadRecord,
+  UndoRecord,
+  UndoStep,
+} from './store-records.js';
 import { chunkText, defaultChunkChars, type TextLayout } from './text-chunks.js';
 
 /** The offload database: records apart from the texts, so listing never loads a text. */
@@ -21,12 +29,17 @@ export interface OffloadDb extends DBSchema {
   /** Each thread's running total, next seq and entry count. */
   threads: { key: string; value: ThreadRecord };
   failures: { key: number; value: StoreFailure & { id?: number }; indexes: { byThread: string } };
+  /** Results offloadResult stored, by [threadId, key], live or evicted (A1, A2); `bySeq` finds the oldest. */
+  seen: { key: [string, string]; value: SeenRecord; indexes: { bySeq: [string, number] } };
 }
 
-export type OffloadStoreName = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures';
+export type OffloadStoreName = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
 
-/** 1: one value a text, in 'texts'. 2: texts in chunks, in 'chunks', their layout on the records. */
-export const OFFLOAD_DB_VERSION = 2;
+/**
+ * 1: one value a text, in 'texts'. 2: texts in chunks, in 'chunks', their layout on the records.
+ * 3: 'seen', the results offloadResult stored (a database of version 2 gains it empty).
+ */
+export const OFFLOAD_DB_VERSION = 3;
 
 export const OFFLOAD_STORES: readonly OffloadStoreName[] = [
   'entries',
@@ -36,6 +49,7 @@ export const OFFLOAD_STORES: readonly OffloadStoreName[] = [
   'undo',
   'threads',
   'failures',
+  'seen',
 ];
 
 type UpgradeTransaction = IDBPTransaction<OffloadDb, StoreNames<OffloadDb>[], 'versionchange'>;
@@ -69,6 +83,10 @@ export function upgradeOffloadDb(
         tx.abort();
       });
     }
+  }
+  if (oldVersion < 3) {
+    const seen = database.createObjectStore('seen', { keyPath: ['threadId', 'key'] });
+    seen.createIndex('bySeq', ['threadId', 'seq'], { unique: true });
   }
 }
 

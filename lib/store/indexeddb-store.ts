@@ -13,6 +13,7 @@ import type {
   EvictionRecord,
   LinesRead,
   OffloadStore,
+  SeenResult,
   SettleOptions,
   StagedResult,
   StoreChange,
@@ -43,7 +44,7 @@ export interface IndexedDbOffloadStoreOptions {
   persist?: boolean;
 }
 
-const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo'];
+const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo', 'seen'];
 /** A read may fall back to a staged text whose commit failed (S3), known from the failures. */
 const READ_STORES: OffloadStoreName[] = ['entries', 'chunks', 'evictions', 'staged', 'failures'];
 
@@ -165,6 +166,10 @@ export class IndexedDbOffloadStore implements OffloadStore {
     this.#announce([{ type: 'failed', threadId, key, totalBytes, error }]);
   }
 
+  seen(threadId: string, key: string): Promise<SeenResult | undefined> {
+    return this.#run(['seen', 'entries'], 'readonly', (tx) => operations.readSeen(tx, threadId, key));
+  }
+
   async stage(result: StagedResult): Promise<void> {
     operations.checkStaged(result);
     if (this.#askToPersist) {
@@ -184,7 +189,7 @@ export class IndexedDbOffloadStore implements OffloadStore {
             commit: applyIt,
             evictOldest: () =>
               this.#run(CHANGE_STORES, 'readwrite', (tx) =>
-                operations.evictOldest(tx, change.threadId, change.turnId, Date.now()),
+                operations.evictOldest(tx, change.threadId, change.turnId ?? '', Date.now()),
               ),
             announce: (events) => this.#announce(events),
           })

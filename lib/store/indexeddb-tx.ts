@@ -1,6 +1,14 @@
 import type { IDBPTransaction } from 'idb';
 import { type OffloadDb, type OffloadStoreName, queueRange, textRange, threadRange } from './indexeddb-schema.js';
-import type { EntryRecord, LoggedEviction, StagedRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
+import type {
+  EntryRecord,
+  LoggedEviction,
+  SeenRecord,
+  StagedRecord,
+  StoreTx,
+  ThreadRecord,
+  UndoRecord,
+} from './store-records.js';
 
 /** Characters of text a stage serializes in one main-thread task at most (a chunk is never split). */
 const charsPerTask = 262_144;
@@ -108,6 +116,20 @@ export class IdbTx implements StoreTx {
   }
   evictionsOf(threadId: string) {
     return this.tx.objectStore('evictions').index('byThread').getAll(threadId);
+  }
+
+  seen(threadId: string, key: string) {
+    return this.tx.objectStore('seen').get([threadId, key]);
+  }
+  async putSeen(record: SeenRecord) {
+    await this.tx.objectStore('seen').put(record);
+  }
+  async deleteSeenThrough(threadId: string, maxSeq: number) {
+    if (maxSeq < 1) return;
+    // The thread's oldest first, through the [threadId, seq] index: only what goes is visited.
+    const range = IDBKeyRange.bound([threadId, -Infinity], [threadId, maxSeq]);
+    const index = this.tx.objectStore('seen').index('bySeq');
+    for (let cursor = await index.openCursor(range); cursor; cursor = await cursor.continue()) await cursor.delete();
   }
 
   undo(threadId: string, turnId: string) {

@@ -5,6 +5,7 @@ import type {
   EvictionRecord,
   LinesRead,
   OffloadStore,
+  SeenResult,
   SettleOptions,
   StagedResult,
   StoreChange,
@@ -47,7 +48,7 @@ export class MemoryOffloadStore implements OffloadStore {
         return await operation(new MemoryTx(this.#tables, journal));
       } catch (error) {
         journal.rollback();
-        this.#tables.forgetQueues();
+        this.#tables.afterRollback();
         throw error;
       }
     });
@@ -108,6 +109,10 @@ export class MemoryOffloadStore implements OffloadStore {
     ]);
   }
 
+  async seen(threadId: string, key: string): Promise<SeenResult | undefined> {
+    return this.#atomic((tx) => operations.readSeen(tx, threadId, key));
+  }
+
   async stage(result: StagedResult): Promise<void> {
     operations.checkStaged(result);
     await this.#atomic((tx) => operations.stageResult(tx, result, this.#chunkChars));
@@ -120,7 +125,7 @@ export class MemoryOffloadStore implements OffloadStore {
         ? await operations.commitMakingRoom({
             commit: () => this.#atomic((tx) => operations.applyChange(tx, change, now)),
             evictOldest: () =>
-              this.#atomic((tx) => operations.evictOldest(tx, change.threadId, change.turnId, Date.now())),
+              this.#atomic((tx) => operations.evictOldest(tx, change.threadId, change.turnId ?? '', Date.now())),
             announce: (events) => this.#listeners.emit(events),
           })
         : await this.#atomic((tx) => operations.applyChange(tx, change, now));

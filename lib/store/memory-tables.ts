@@ -1,5 +1,13 @@
 import type { MapJournal } from './memory-journal.js';
-import type { EntryRecord, LoggedEviction, StagedRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
+import type {
+  EntryRecord,
+  LoggedEviction,
+  SeenRecord,
+  StagedRecord,
+  StoreTx,
+  ThreadRecord,
+  UndoRecord,
+} from './store-records.js';
 
 /**
  * A thread's entries in seq order, so the oldest is found without a scan: a commit appends (its
@@ -55,6 +63,7 @@ export class MemoryTables {
   /** Each logged eviction's thread and key, by id. */
   readonly evictionIds = new Map<number, { threadId: string; key: string }>();
   readonly undo = new Map<string, Map<string, UndoRecord>>();
+  readonly seen = new Map<string, Map<string, SeenRecord>>();
   /** Each thread's eviction queue, built on demand. */
   readonly queues = new Map<string, SeqQueue>();
   nextEvictionId = 1;
@@ -68,9 +77,15 @@ export class MemoryTables {
     return queue;
   }
 
-  /** After a rollback the queues may list what is gone or miss what came back: rebuild them. */
-  forgetQueues(): void {
+  /**
+   * After a rollback the queues may list what is gone or miss what came back: rebuild them. Seen
+   * records put back went to the end of their map: sort them into seq order again.
+   */
+  afterRollback(): void {
     this.queues.clear();
+    for (const [threadId, seen] of this.seen) {
+      this.seen.set(threadId, new Map([...seen].sort(([, a], [, b]) => a.seq - b.seq)));
+    }
   }
 }
 
@@ -192,6 +207,21 @@ export class MemoryTx implements StoreTx {
   }
   async evictionsOf(threadId: string) {
     return [...of(this.tables.evictions, threadId).values()].map((record) => copy(record)!).sort((a, b) => a.id - b.id);
+  }
+
+  async seen(threadId: string, key: string) {
+    return copy(of(this.tables.seen, threadId).get(key));
+  }
+  async putSeen(record: SeenRecord) {
+    this.journal.set(of(this.tables.seen, record.threadId), record.key, copy(record)!);
+  }
+  async deleteSeenThrough(threadId: string, maxSeq: number) {
+    // In seq order (commits add the newest; a rollback sorts them again): the oldest go first.
+    const seen = of(this.tables.seen, threadId);
+    for (const [key, record] of seen) {
+      if (record.seq > maxSeq) break;
+      this.journal.delete(seen, key);
+    }
   }
 
   async undo(threadId: string, turnId: string) {

@@ -59,12 +59,35 @@ export interface StagedResult extends Omit<StoredResultInfo, 'seq'> {
   turnId?: string;
 }
 
+/** How a result `offloadResult` stored was shown, so the same replacement is made again after its eviction. */
+export interface SeenDetails {
+  toolName: string;
+  thresholdTokens: number;
+  previewLines: number;
+  maxResultBytes: number;
+}
+
+/** A result `offloadResult` stored before (A1, A2): how it was shown, and its preview while it is live. */
+export interface SeenResult extends SeenDetails {
+  /** Exactly the text the model was shown; absent once the entry is evicted. */
+  preview?: string;
+}
+
 /**
  * One change, applied atomically (one transaction in a persistent store).
- * `turnId` tags what the change did so an output Block can undo that turn (O8).
+ * `turnId` tags what the change did so an output Block can undo that turn (O8); a commit without
+ * one cannot be undone (what it evicts is deleted). A commit with `seen` records the result as seen
+ * (A1): if it already is, the staged copy is discarded and nothing is stored or evicted.
  */
 export type StoreChange =
-  | { type: 'commit'; threadId: string; key: string; turnId: string; maxTotalBytes: number }
+  | {
+      type: 'commit';
+      threadId: string;
+      key: string;
+      turnId?: string;
+      maxTotalBytes: number;
+      seen?: SeenDetails;
+    }
   | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' };
 
 export interface AppliedChange {
@@ -111,6 +134,12 @@ export interface OffloadStore {
   /** Results that could not be stored (S3), oldest first; all threads when no thread is given. */
   failures(threadId?: string): Promise<StoreFailure[]>;
 
+  /**
+   * The result `offloadResult` stored under `key` (a commit with `seen`), whether or not it is still
+   * live; undefined when there is none. The store keeps these for at least a thread's newest 10,000 results.
+   */
+  seen(threadId: string, key: string): Promise<SeenResult | undefined>;
+
   /** Writes a result's text where no reader sees it yet; may throw QuotaExceededError (S3). */
   stage(result: StagedResult): Promise<void>;
   /**
@@ -138,6 +167,6 @@ export interface OffloadStore {
   settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
   /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */
   reportFailure(failure: StoreFailure): Promise<void>;
-  /** Deletes a thread's entries, staged texts, undo data, eviction log and failures. */
+  /** Deletes a thread's entries, staged texts, undo data, eviction log, seen results and failures. */
   clearThread(threadId: string): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type {
   AppliedChange,
   EvictionReason,
   EvictionRecord,
+  SeenResult,
   StagedResult,
   StoreChange,
   StoreEvent,
@@ -94,7 +95,7 @@ class ThreadChange {
     this.#writes.push(request);
   }
 
-  /** Takes a live entry out. Its text stays (for undo) unless `deleteText`. */
+  /** Takes a live entry out. Its text stays for undo, unless `deleteText` or the change cannot be undone. */
   evict(entry: EntryRecord, reason: EvictionReason, turnId: string, deleteText = false): void {
     this.write(this.tx.deleteEntry(entry.threadId, entry.key));
     this.thread.totalBytes -= entry.bytes;
@@ -102,8 +103,8 @@ class ThreadChange {
     const logged = { threadId: entry.threadId, key: entry.key, path: entry.path, bytes: entry.bytes, at: this.now };
     this.write(this.tx.addEviction({ ...logged, reason, turnId, seq: entry.seq }));
     this.evicted.push({ ...logged, reason });
-    if (deleteText) this.write(this.tx.deleteText(entry.textId));
-    else this.undo?.steps.push({ kind: 'evicted', entry });
+    if (deleteText || !this.undo) this.write(this.tx.deleteText(entry.textId));
+    else this.undo.steps.push({ kind: 'evicted', entry });
     this.events.push({ type: 'evicted', threadId: entry.threadId, key: entry.key, totalBytes: 0 });
   }
 
@@ -133,20 +134,29 @@ class ThreadChange {
   }
 }
 
+/** A thread keeps the seen records (A1, A2) of at least its newest this many results. */
+export const seenPerThread = 10_000;
+
 export async function commit(
   tx: StoreTx,
-  change: { threadId: string; key: string; turnId: string; maxTotalBytes: number },
+  change: Extract<StoreChange, { type: 'commit' }>,
   now: number,
 ): Promise<Outcome<AppliedChange>> {
-  const { threadId, key, turnId, maxTotalBytes } = change;
+  const { threadId, key, turnId, maxTotalBytes, seen } = change;
   checkBound('commit', maxTotalBytes);
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
-  const [run, staged, live, oldestBefore] = await Promise.all([
+  const [run, staged, live, oldestBefore, seenBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
     tx.staged(threadId, key),
     tx.entry(threadId, key),
     tx.oldestEntry(threadId),
+    seen ? tx.seen(threadId, key) : undefined,
   ]);
+  if (seenBefore) {
+    // Offered again (or twice at once): the first commit stored it; this copy goes, nothing else changes.
+    if (staged) await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
+    return { value: run.summary(), events: [] };
+  }
   if (!staged) return { value: run.summary(), events: [] };
   if (staged.bytes > maxTotalBytes) {
     await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
@@ -155,22 +165,37 @@ export async function commit(
     );
     return { value: run.summary(), events: [], error };
   }
-  if (live) run.evict(live, 'replaced', turnId);
+  const logTurn = turnId ?? '';
+  if (live) run.evict(live, 'replaced', logTurn);
   // Still the oldest unless it was the entry just replaced.
   let oldest = oldestBefore?.key === live?.key ? undefined : oldestBefore;
   while (run.thread.totalBytes + staged.bytes > maxTotalBytes) {
     oldest ??= await tx.oldestEntry(threadId);
     if (!oldest) break;
-    run.evict(oldest, 'bound', turnId);
+    run.evict(oldest, 'bound', logTurn);
     oldest = undefined;
   }
   const { turnId: _stagedTurn, ...info } = staged;
   const seq = run.thread.nextSeq++;
   run.add({ ...info, seq }, 'stored');
   run.write(tx.deleteStaged(threadId, key));
+  if (seen) {
+    const { toolName, thresholdTokens, previewLines, maxResultBytes } = seen;
+    run.write(tx.putSeen({ threadId, key, seq, toolName, thresholdTokens, previewLines, maxResultBytes }));
+    run.write(tx.deleteSeenThrough(threadId, seq - seenPerThread));
+  }
   run.stored.push(key);
   run.undo?.steps.push({ kind: 'stored', key, seq });
   return { value: await run.finish(), events: run.events };
+}
+
+/** The seen record of `key` (A1, A2) and, while its entry is live, the preview the model was shown. */
+export async function readSeen(tx: StoreTx, threadId: string, key: string): Promise<SeenResult | undefined> {
+  const [seen, entry] = await Promise.all([tx.seen(threadId, key), tx.entry(threadId, key)]);
+  if (!seen) return undefined;
+  const { toolName, thresholdTokens, previewLines, maxResultBytes } = seen;
+  const details = { toolName, thresholdTokens, previewLines, maxResultBytes };
+  return entry?.seq === seen.seq ? { ...details, preview: entry.preview } : details;
 }
 
 /** Applies a commit or a drop; anything else is a TypeError naming what came. */
@@ -331,7 +356,7 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
   }
 }
 
-/** Deletes everything the thread has but its seq counter. Emits 'evicted' for each live entry so views refresh. */
+/** Deletes everything the thread has but its seq counter (seen results too: a cleared thread starts afresh). Emits 'evicted' for each live entry so views refresh. */
 export async function clearThread(tx: StoreTx, threadId: string): Promise<Outcome<void>> {
   const events: StoreEvent[] = [];
   for (const entry of await tx.entries(threadId)) {
@@ -344,6 +369,7 @@ export async function clearThread(tx: StoreTx, threadId: string): Promise<Outcom
     await tx.deleteUndo(threadId, undo.turnId);
   }
   await deleteStaged(tx, threadId, () => true);
+  await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
   for (const eviction of await tx.evictionsOf(threadId)) await tx.deleteEviction(eviction.id);
   // The thread's counter stays, so a seq is never reused even after a clear.
   const thread = await tx.thread(threadId);

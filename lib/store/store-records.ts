@@ -1,4 +1,4 @@
-import type { EvictionRecord, StagedResult, StoredResultInfo } from './offload-store.js';
+import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo } from './offload-store.js';
 import type { TextLayout } from './text-chunks.js';
 
 /**
@@ -35,6 +35,17 @@ export interface UndoRecord {
   threadId: string;
   turnId: string;
   steps: UndoStep[];
+}
+
+/**
+ * A result `offloadResult` stored: kept apart from its entry and the eviction log, so offering it
+ * again stores nothing, even after it was evicted (A1, A2). Small: no text, no preview.
+ */
+export interface SeenRecord extends SeenDetails {
+  threadId: string;
+  key: string;
+  /** Its entry's seq: a thread keeps the records of its newest `seenPerThread` results. */
+  seq: number;
 }
 
 /** A thread's running total, its next sequence number (never reused) and its entry count. */
@@ -82,6 +93,11 @@ export interface StoreTx {
   evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
   /** The thread's eviction log, oldest first. */
   evictionsOf(threadId: string): Promise<LoggedEviction[]>;
+
+  seen(threadId: string, key: string): Promise<SeenRecord | undefined>;
+  putSeen(record: SeenRecord): Promise<void>;
+  /** Deletes the thread's seen records with seq at most `maxSeq`; its cost grows with what it deletes. */
+  deleteSeenThrough(threadId: string, maxSeq: number): Promise<void>;
 
   undo(threadId: string, turnId: string): Promise<UndoRecord | undefined>;
   undoOf(threadId: string): Promise<UndoRecord[]>;

@@ -2,6 +2,7 @@ import { deleteDB, openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { IndexedDbCheckpointer } from '../../lib/store/indexeddb-checkpointer.js';
 import { IdbConnection } from '../../lib/store/indexeddb-connection.js';
+import { OFFLOAD_DB_VERSION } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { put } from './store-contract.js';
 
@@ -22,7 +23,7 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
     try {
       await put(store, 't', 'k1', 'before');
       let blocked = false;
-      const newer = await openDB(store.name, 2, {
+      const newer = await openDB(store.name, OFFLOAD_DB_VERSION + 1, {
         upgrade: (database) => void database.createObjectStore('added-by-a-newer-tab'),
         blocked: () => {
           blocked = true;

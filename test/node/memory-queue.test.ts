@@ -69,7 +69,7 @@ describe('MemoryTx.oldestEntry', () => {
     await undone.deleteEntry('t', 'k2');
     expect((await undone.oldestEntry('t'))?.key).toBe('k3');
     failed.rollback();
-    tables.forgetQueues();
+    tables.afterRollback();
     expect((await tx.oldestEntry('t'))?.key).toBe('k1');
     expect(await new MemoryTx(new MemoryTables(), journal).oldestEntry('t')).toBeUndefined();
   });

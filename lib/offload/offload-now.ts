@@ -1,0 +1,127 @@
+import { checkThreadId, quoteForMessage } from '../checks.js';
+import type { ContentPart } from '../runtime/messages.js';
+import { joinText, toContent } from '../runtime/messages.js';
+import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
+import { isOverThreshold } from './cut.js';
+import { notStoredDecision, offloadToolResult, replacementFor, withText } from './offload-result.js';
+import type { OffloadLimits } from './options.js';
+import { reportStoreFailure } from './report-failure.js';
+import { resultKeyFor } from './result-identity.js';
+import { resultPath } from './result-path.js';
+
+/**
+ * `ToolOutputOffload.offloadResult`: the offload for an agent framework with no runtime of this
+ * package around it. One call decides, stages and commits (with its evictions), and the store
+ * remembers what it stored, so a framework that converts old results again on every turn gets the
+ * same text back without storing anything (A1, A2).
+ */
+
+/** One tool result as a framework has it. */
+export interface OffloadResultInput {
+  threadId: string;
+  /** The framework's tool call id (any string: reused, mangled or long ids are fine). */
+  callId: string;
+  toolName: string;
+  content: string | readonly ContentPart[];
+}
+
+/** What the model should see instead of the result. */
+export interface OffloadedResult {
+  /** The text (one text part) followed by the result's non-text parts, in order. */
+  content: ContentPart[];
+  /** The model-facing text: the result's own, its replacement, or its cut with a note. */
+  text: string;
+  /** The stored result the text names (under /large_tool_results/); absent when it names none. */
+  path?: string;
+  /** Whether this call stored it. False within the threshold, when offered again, and when it could not be stored. */
+  stored: boolean;
+}
+
+function checkInput(input: unknown): OffloadResultInput {
+  if (typeof input !== 'object' || input === null) {
+    throw new TypeError(
+      `offloadResult: expected { threadId, callId, toolName, content }, got ${quoteForMessage(input)}`,
+    );
+  }
+  const { threadId, callId, toolName } = input as Record<string, unknown>;
+  checkThreadId(threadId);
+  if (typeof callId !== 'string') {
+    throw new TypeError(`offloadResult: callId must be a string, got ${quoteForMessage(callId)}`);
+  }
+  if (typeof toolName !== 'string' || toolName === '') {
+    throw new TypeError(`offloadResult: toolName must be a non-empty string, got ${quoteForMessage(toolName)}`);
+  }
+  return input as OffloadResultInput;
+}
+
+/** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
+function stagingTag(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return `offload-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
+function shownAgain(content: ContentPart[], text: string, key: string, seen: SeenResult): OffloadedResult {
+  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, seen).preview;
+  return { content: withText(content, preview), text: preview, path: resultPath(key), stored: false };
+}
+
+export async function offloadNow(
+  store: OffloadStore,
+  limits: OffloadLimits,
+  input: OffloadResultInput,
+): Promise<OffloadedResult> {
+  const { threadId, callId, toolName } = checkInput(input);
+  const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
+  const text = joinText(content);
+  if (!isOverThreshold(text, limits.thresholdTokens)) return { content, text, stored: false };
+
+  const key = await resultKeyFor(callId, text);
+  const failed = async (error: unknown): Promise<OffloadedResult> => {
+    const cut = notStoredDecision({ threadId, key, toolName }, content, text, limits, error);
+    if (cut.failure) await reportStoreFailure(store, cut.failure);
+    return { content: cut.content, text: joinText(cut.content), stored: false };
+  };
+
+  let before: SeenResult | undefined;
+  try {
+    before = await store.seen(threadId, key);
+  } catch (error) {
+    return failed(error);
+  }
+  if (before) return shownAgain(content, text, key, before);
+
+  const tag = stagingTag();
+  const decision = await offloadToolResult(store, limits, {
+    threadId,
+    turnId: tag,
+    key,
+    toolName,
+    args: undefined,
+    content,
+  });
+  if (decision.kind !== 'stored') {
+    if (decision.kind === 'cut' && decision.failure) await reportStoreFailure(store, decision.failure);
+    return { content: decision.content, text: joinText(decision.content), stored: false };
+  }
+  const seen: SeenDetails = {
+    toolName,
+    thresholdTokens: limits.thresholdTokens,
+    previewLines: limits.previewLines,
+    maxResultBytes: limits.maxResultBytes,
+  };
+  try {
+    const applied = await store.apply({ type: 'commit', threadId, key, maxTotalBytes: limits.maxTotalBytes, seen });
+    if (applied.stored.includes(key)) {
+      return { content: decision.content, text: decision.preview, path: decision.path, stored: true };
+    }
+    // Not stored by this call: the same result offered at the same time was, first.
+    const now = await store.seen(threadId, key);
+    if (now) return shownAgain(content, text, key, now);
+    throw new Error('its staged copy was deleted before it could be committed');
+  } catch (error) {
+    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).
+    await store.settle(threadId, [tag]).catch(() => undefined);
+    return failed(error);
+  }
+}
