@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
-import { chromiumBrowser, chromiumProject } from './vitest.browser.js';
+import { ProjectCounts } from './test/engines/project-counts.js';
+import { chromiumProject, testBrowsers } from './vitest.browser.js';
+
+const browsers = await testBrowsers();
 
 export default defineConfig({
   test: {
+    reporters: ['default', new ProjectCounts(browsers.skipped)],
     projects: [
       {
         test: {
@@ -17,7 +21,7 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.{ts,tsx}'],
           testTimeout: 30_000,
-          browser: chromiumBrowser,
+          browser: browsers.browser,
         },
       },
     ],

@@ -14,7 +14,9 @@ export function isPanelSender(sender: MessageSender | undefined, extensionId: st
   if (sender?.id !== extensionId || typeof sender.url !== 'string') return false;
   try {
     const url = new URL(sender.url);
-    return url.origin === `chrome-extension://${extensionId}` && url.pathname === '/panel.html';
+    // Scheme and host, not `url.origin`: by the URL standard a chrome-extension: URL has an opaque
+    // origin ("null"); only Chromium returns the scheme and host for it.
+    return url.protocol === 'chrome-extension:' && url.host === extensionId && url.pathname === '/panel.html';
   } catch {
     return false;
   }

@@ -1,7 +1,9 @@
-// Finds a Chromium for the browser tests, installing Debian's when none is there.
-// Order: $CHROMIUM_PATH, /usr/bin/chromium, Playwright's own download; else apt-get (as root).
+// The browser engines the tests run in (Chromium, Firefox, WebKit): where each is found, which Debian
+// packages provide it, and which of them a run uses (`BROWSERS=chromium,firefox`; default: every
+// installed engine). `node scripts/browser.mjs [engine…]` (the start of `npm test`) installs what is
+// missing when it can (root + apt-get) and says which engines it skips and how to install them.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 
 export const chromiumArgs = [
   '--no-sandbox',
@@ -23,42 +25,137 @@ async function playwrightChromium() {
   }
 }
 
-/** The path of a usable Chromium, or undefined. */
+function fromEnv(name) {
+  const path = process.env[name];
+  if (path && !existsSync(path)) throw new Error(`${name} is set to ${path}, which does not exist`);
+  return path || undefined;
+}
+
+/** The path of a usable Chromium, or undefined. Order: $CHROMIUM_PATH, /usr/bin/chromium, Playwright's download. */
 export async function findChromium() {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH is set to ${fromEnv}, which does not exist`);
-    return fromEnv;
-  }
+  const path = fromEnv('CHROMIUM_PATH');
+  if (path) return path;
   if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
   return playwrightChromium();
 }
 
-function installDebianChromium() {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const hasApt = existsSync('/usr/bin/apt-get');
-  if (!isRoot || !hasApt) {
+/**
+ * The path of a Firefox that Playwright can drive over WebDriver BiDi (channel 'moz-firefox'), or
+ * undefined. Order: $FIREFOX_PATH, Debian's firefox-esr, firefox.
+ */
+export function findFirefox() {
+  return fromEnv('FIREFOX_PATH') ?? ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((path) => existsSync(path));
+}
+
+/** WebKitGTK's MiniBrowser (from libwebkit2gtk-4.1-0), found under /usr/lib/<arch>/webkit2gtk-4.x/. */
+function findMiniBrowser() {
+  const path = fromEnv('MINIBROWSER_PATH');
+  if (path) return path;
+  const lib = '/usr/lib';
+  for (const dir of existsSync(lib) ? readdirSync(lib) : []) {
+    for (const version of ['webkit2gtk-4.1', 'webkit2gtk-4.0']) {
+      const candidate = `${lib}/${dir}/${version}/MiniBrowser`;
+      if (existsSync(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * WebKitGTK's pieces for the WebKit tests: MiniBrowser, its WebDriver and the virtual X server it
+ * needs (MiniBrowser has no headless mode), or undefined when one is missing.
+ */
+export function findWebKit() {
+  const miniBrowser = findMiniBrowser();
+  const driver = ['/usr/bin/WebKitWebDriver'].find((path) => existsSync(path));
+  const xvfb = ['/usr/bin/Xvfb'].find((path) => existsSync(path));
+  return miniBrowser && driver && xvfb ? { miniBrowser, driver, xvfb } : undefined;
+}
+
+/** Each engine: how to find it and the Debian packages that install it. */
+export const engines = {
+  chromium: { find: findChromium, packages: ['chromium'] },
+  firefox: { find: findFirefox, packages: ['firefox-esr'] },
+  webkit: { find: findWebKit, packages: ['webkit2gtk-driver', 'xvfb'] },
+};
+
+/** The engines a run asks for: `BROWSERS` (comma-separated) or all three. */
+export function requestedEngines(value = process.env.BROWSERS) {
+  if (!value?.trim()) return { names: Object.keys(engines), explicit: false };
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(name in engines));
+  if (unknown.length > 0) {
     throw new Error(
-      'No Chromium found for the browser tests. Install one (e.g. `sudo apt-get install -y chromium`) ' +
-        'or set CHROMIUM_PATH to a Chromium or Chrome executable.',
+      `BROWSERS names ${unknown.map((name) => `'${name}'`).join(', ')}: the engines are ${Object.keys(engines).join(', ')}`,
     );
   }
-  console.log('No Chromium found: installing Debian’s chromium (about a minute)…');
+  return { names: [...new Set(names)], explicit: true };
+}
+
+export function installHint(name) {
+  return `sudo apt-get install -y ${engines[name].packages.join(' ')}`;
+}
+
+/**
+ * The engines this run uses (requested and installed), each with what `find` returned, and the
+ * requested ones that are not installed.
+ */
+export async function availableEngines(value = process.env.BROWSERS) {
+  const { names, explicit } = requestedEngines(value);
+  const found = {};
+  const missing = [];
+  for (const name of names) {
+    const location = await engines[name].find();
+    if (location) found[name] = location;
+    else missing.push(name);
+  }
+  return { found, missing, explicit };
+}
+
+function canInstall() {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  return isRoot && existsSync('/usr/bin/apt-get');
+}
+
+function aptInstall(packages) {
+  console.log(`Installing ${packages.join(' ')} with apt-get (a minute or two)…`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+  execFileSync('apt-get', ['install', '-y', '-qq', ...packages], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
 }
 
+/**
+ * Installs the requested engines that are missing (as root with apt-get), then reports which run and
+ * which are skipped. Chromium is required (the Node-driven tests and the benches use it), and so is
+ * any engine named in BROWSERS: for those a missing engine is an error, not a skip.
+ */
+export async function ensureEngines(value = process.env.BROWSERS) {
+  let { found, missing, explicit } = await availableEngines(value);
+  if (missing.length > 0 && canInstall()) {
+    aptInstall(missing.flatMap((name) => engines[name].packages));
+    ({ found, missing, explicit } = await availableEngines(value));
+  }
+  const required = missing.filter((name) => explicit || name === 'chromium');
+  if (required.length > 0) {
+    throw new Error(
+      required
+        .map((name) => `No ${name} found for the browser tests. Install it: \`${installHint(name)}\`.`)
+        .join('\n') +
+        (required.includes('chromium') ? ' Or set CHROMIUM_PATH to a Chromium or Chrome executable.' : ''),
+    );
+  }
+  return { found, missing };
+}
+
 /** Finds Chromium, installing it if needed; throws with a clear message when it cannot. */
 export async function ensureChromium() {
-  const found = await findChromium();
-  if (found) return found;
-  installDebianChromium();
-  const installed = await findChromium();
-  if (!installed) throw new Error('apt-get installed chromium, but /usr/bin/chromium is still missing');
-  return installed;
+  const { found } = await ensureEngines('chromium');
+  return found.chromium;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -66,7 +163,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     // `npm test` starts here: on a fresh clone, install the npm dependencies first.
     const { ensureDependencies } = await import('./deps.mjs');
     ensureDependencies();
-    console.log(`Chromium: ${await ensureChromium()}`);
+    const only = process.argv.slice(2).join(',');
+    const { found, missing } = await ensureEngines(only || undefined);
+    for (const [name, location] of Object.entries(found)) {
+      console.log(`${name}: ${typeof location === 'string' ? location : Object.values(location).join(', ')}`);
+    }
+    for (const name of missing) {
+      console.log(`${name}: not installed, its browser tests are skipped (install: \`${installHint(name)}\`)`);
+    }
   } catch (e) {
     console.error(e.message);
     process.exit(1);

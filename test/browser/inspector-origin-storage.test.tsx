@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exposeToInspector } from '../../inspector/index.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { hasStorageApi } from './fixtures/storage-api.js';
 import { cleanupMounts, type Mounted, mount, put, sampleStore, until } from './inspector-fixtures.js';
 
 const stops: Array<() => void> = [];
@@ -79,7 +80,7 @@ describe("the origin's storage in the header", () => {
     expect(estimate).toHaveBeenCalled();
   });
 
-  it("shows the real origin's estimate with IndexedDbOffloadStore", async () => {
+  it.runIf(hasStorageApi)("shows the real origin's estimate with IndexedDbOffloadStore", async () => {
     const store = new IndexedDbOffloadStore({ name: `inspector-estimate-${crypto.randomUUID()}` });
     try {
       await put(store, 'chat', 'one', 'x'.repeat(100_000));
@@ -93,4 +94,22 @@ describe("the origin's storage in the header", () => {
       await store.deleteDatabase();
     }
   });
+
+  it.runIf(!hasStorageApi)(
+    'says nothing of origin storage where the browser has no navigator.storage (WebKitGTK)',
+    async () => {
+      const store = new IndexedDbOffloadStore({ name: `inspector-estimate-${crypto.randomUUID()}` });
+      try {
+        await put(store, 'chat', 'one', 'x'.repeat(100_000));
+        const view = mount({ store });
+        await until(() => expect(view.paths()).toHaveLength(1));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(header(view)).not.toContain('origin storage');
+        expect(view.all('[role="alert"]')).toHaveLength(0);
+      } finally {
+        cleanupMounts();
+        await store.deleteDatabase();
+      }
+    },
+  );
 });

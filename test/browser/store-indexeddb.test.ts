@@ -3,6 +3,7 @@ import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { snapshot } from './fixtures/idb-snapshot.js';
 import { result } from './fixtures/staged-result.js';
+import { hasStorageApi } from './fixtures/storage-api.js';
 import { put } from './store-contract.js';
 
 const opened: IndexedDbOffloadStore[] = [];
@@ -127,7 +128,7 @@ describe('IndexedDbOffloadStore', () => {
     expect((await snapshot(store.name, 't')).textIds).toHaveLength(0);
   });
 
-  it('reports storage estimates and asks for persistence', async () => {
+  it.runIf(hasStorageApi)('reports storage estimates and asks for persistence', async () => {
     const store = open();
     const estimate = await store.estimate();
     expect(typeof estimate?.quota).toBe('number');
@@ -137,25 +138,41 @@ describe('IndexedDbOffloadStore', () => {
     expect(await store.persisted()).toBe(await navigator.storage.persisted());
   });
 
-  it('with persist: true asks the browser once, at the first stored result, and not before', async () => {
-    const ask = vi.spyOn(navigator.storage, 'persist').mockResolvedValue(true);
-    try {
+  it.runIf(!hasStorageApi)(
+    'without navigator.storage (WebKitGTK): no estimate, persist() and persisted() false, persist: true stores as usual',
+    async () => {
       const store = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}`, persist: true });
       opened.push(store);
-      await store.list('t');
-      expect(ask).not.toHaveBeenCalled();
       await put(store, 't', 'k1', 'first', 't1');
-      await put(store, 't', 'k2', 'second', 't1');
-      expect(ask).toHaveBeenCalledTimes(1);
-      const quiet = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}` });
-      opened.push(quiet);
-      await put(quiet, 't', 'k1', 'first', 't1');
-      expect(ask).toHaveBeenCalledTimes(1);
-      expect(() => new IndexedDbOffloadStore({ persist: 'yes' as unknown as boolean })).toThrow(
-        /persist must be a boolean/,
-      );
-    } finally {
-      ask.mockRestore();
-    }
-  });
+      expect(await store.read('t', 'k1')).toBe('first');
+      expect(await store.estimate()).toBeUndefined();
+      expect(await store.persist()).toBe(false);
+      expect(await store.persisted()).toBe(false);
+    },
+  );
+
+  it.runIf(hasStorageApi)(
+    'with persist: true asks the browser once, at the first stored result, and not before',
+    async () => {
+      const ask = vi.spyOn(navigator.storage, 'persist').mockResolvedValue(true);
+      try {
+        const store = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}`, persist: true });
+        opened.push(store);
+        await store.list('t');
+        expect(ask).not.toHaveBeenCalled();
+        await put(store, 't', 'k1', 'first', 't1');
+        await put(store, 't', 'k2', 'second', 't1');
+        expect(ask).toHaveBeenCalledTimes(1);
+        const quiet = new IndexedDbOffloadStore({ name: `store-idb-${crypto.randomUUID()}` });
+        opened.push(quiet);
+        await put(quiet, 't', 'k1', 'first', 't1');
+        expect(ask).toHaveBeenCalledTimes(1);
+        expect(() => new IndexedDbOffloadStore({ persist: 'yes' as unknown as boolean })).toThrow(
+          /persist must be a boolean/,
+        );
+      } finally {
+        ask.mockRestore();
+      }
+    },
+  );
 });
