@@ -18,6 +18,7 @@ export {
   type Middleware,
   type StateKey,
   type ToolCallRequest,
+  type TurnEnd,
 } from './runtime/middleware.js';
 export type { JsonSchema, Model, ModelReply, ModelRequest, ToolSpec } from './runtime/model.js';
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
@@ -28,6 +29,7 @@ export { IndexedDbOffloadStore } from './store/indexeddb-store.js';
 export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,
+  HeldText,
   OffloadStore,
   SeenDetails,
   SeenResult,

@@ -16,6 +16,30 @@ interface Pending extends StagedDetails {
  */
 export class PendingCommits {
   readonly #threads = new Map<string, Map<string, Pending>>();
+  /** Stagings still being written, by thread and turn. */
+  readonly #staging = new Map<string, Set<Promise<unknown>>>();
+
+  /** Tracks a staging of the turn until it settles, so the turn's end can wait for it (`staged`). */
+  staging<T>(threadId: string, turnId: string, staging: Promise<T>): Promise<T> {
+    const id = JSON.stringify([threadId, turnId]);
+    const inFlight = this.#staging.get(id) ?? new Set();
+    this.#staging.set(id, inFlight);
+    inFlight.add(staging);
+    const forget = () => {
+      inFlight.delete(staging);
+      if (inFlight.size === 0 && this.#staging.get(id) === inFlight) this.#staging.delete(id);
+    };
+    staging.then(forget, forget);
+    return staging;
+  }
+
+  /** Waits until no staging of the turn is being written (whatever each ends with). */
+  async staged(threadId: string, turnId: string): Promise<void> {
+    const id = JSON.stringify([threadId, turnId]);
+    for (let inFlight = this.#staging.get(id); inFlight?.size; inFlight = this.#staging.get(id)) {
+      await Promise.allSettled([...inFlight]);
+    }
+  }
 
   add(threadId: string, key: string, details: Pending): void {
     const staged = this.#threads.get(threadId) ?? new Map<string, Pending>();

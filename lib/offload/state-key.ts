@@ -1,5 +1,5 @@
 import { isRecord, quoteForMessage } from '../checks.js';
-import type { HookContext, StateKey } from '../runtime/middleware.js';
+import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
 import { isQuotaError } from '../store/store-failures.js';
 import type { PendingCommits, StagedDetails } from './pending-commits.js';
@@ -144,5 +144,30 @@ export function offloadStateKey(
       // The turns unsettled before this one; settling one again changes nothing.
       return currentValue(store, context.threadId, unsettledTurns(before));
     },
+    endTurn: (current, ending, context) => endTurn(store, pending, current, ending, context),
   };
+}
+
+/**
+ * The turn's run ended: its undo copies go now, not at the next turn, so a thread holds its bound
+ * plus what turns in flight hold, also when the state naming the turn is lost (a reload with
+ * MemoryCheckpointer). A run that failed may still be recovered and blocked: what the turn stored
+ * stays undoable and it stays unsettled (the next turn forgets it entirely). What the turn staged
+ * and never committed goes too, once the stagings still being written are done.
+ */
+async function endTurn(
+  store: OffloadStore,
+  pending: PendingCommits,
+  current: OffloadStateValue,
+  ending: TurnEnd,
+  context: HookContext,
+): Promise<OffloadStateValue> {
+  const { threadId, turnId } = context;
+  await pending.staged(threadId, turnId);
+  const continuing = ending.status === 'failed';
+  await store.settle(threadId, [turnId], { continuing });
+  pending.forget(threadId, [turnId]);
+  const turns = unsettledTurns(current);
+  if (continuing || !turns.includes(turnId)) return current;
+  return { ...current, turns: turns.filter((turn) => turn !== turnId) };
 }

@@ -143,6 +143,9 @@ export class ToolOutputOffload implements Middleware {
   ): Promise<ToolOutcome> {
     const outcome = await next(request);
     if (outcome.type !== 'success') return outcome;
+    // The call was aborted or timed out while the tool ran (a tool may ignore its signal): the
+    // runtime drops this outcome, so nothing is staged that no commit would ever make live.
+    if (context.signal.aborted) return outcome;
     let decision: OffloadDecision;
     try {
       // The file tools page through files, stored results among them: their pages are capped,
@@ -153,14 +156,23 @@ export class ToolOutputOffload implements Middleware {
         const capped = capFileToolPage(text, this.limits.thresholdTokens);
         return { ...outcome, content: capped === text ? content : withText(content, capped) };
       }
-      decision = await offloadToolResult(this.store, this.limits, {
-        threadId: context.threadId,
-        turnId: context.turnId,
+      const { threadId, turnId } = context;
+      const deciding = offloadToolResult(this.store, this.limits, {
+        threadId,
+        turnId,
         key: request.idempotencyKey,
         toolName: request.call.name,
         args: request.call.args,
         content: outcome.content,
+      }).then((decided) => {
+        if (decided.kind === 'stored') {
+          const details = { toolName: request.call.name, bytes: decided.bytes, turnId };
+          this.#pending.add(threadId, request.idempotencyKey, details);
+        }
+        return decided;
       });
+      // Tracked from the moment it starts: the turn's end (endTurn) waits for it before settling.
+      decision = await this.#pending.staging(threadId, turnId, deciding);
     } catch (error) {
       // Malformed content (a non-string text part) from a tool or an inner middleware.
       if (error instanceof TypeError) return { type: 'error', message: error.message };
@@ -168,11 +180,6 @@ export class ToolOutputOffload implements Middleware {
     }
     if (decision.kind === 'stored') {
       const { path, bytes, truncated } = decision;
-      this.#pending.add(context.threadId, request.idempotencyKey, {
-        toolName: request.call.name,
-        bytes,
-        turnId: context.turnId,
-      });
       context.emit({ type: 'offloaded', path, bytes, truncated });
       return { ...outcome, content: decision.content, update: { ...outcome.update, [offloadKey]: decision.change } };
     }

@@ -2,7 +2,7 @@ import { checkInteger, checkThreadId } from '../checks.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
 import type { RunEventListener } from './events.js';
 import { errorMessage, RunAborted, UsageError } from './failure.js';
-import { approvalReason, continueTurn, decideApproval, result, startTurn } from './loop.js';
+import { approvalReason, continueTurn, decideApproval, endFailedRun, result, startTurn } from './loop.js';
 import { type ContentPart, type Message, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
@@ -63,7 +63,9 @@ export function createAgent(options: AgentOptions): Agent {
         if (e instanceof UsageError) throw e;
         // Once a run started it resolves, whatever a model, hook or checkpointer threw; an abort says so.
         const reason = s.signal.aborted || e instanceof RunAborted ? 'aborted' : errorMessage(e);
-        // The turn stays in the checkpoint, so recover can continue it; state stays as it was when it failed.
+        // The turn stays in the checkpoint, so recover can continue it; state stays as it was when it
+        // failed, with the updates that were being applied (an abort waits for them, never for a tool).
+        await endFailedRun(s);
         await s.save().catch(() => undefined);
         return result(s, 'failed', { reason });
       } finally {

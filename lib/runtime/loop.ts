@@ -1,13 +1,13 @@
 import { callHook, RunFailure, UsageError, untilAborted } from './failure.js';
 import { randomId } from './ids.js';
 import { type AssistantMessage, type ContentPart, textContent, toContent } from './messages.js';
-import { type Block, isBlock, type Middleware } from './middleware.js';
+import { type Block, isBlock, type Middleware, type TurnEnd } from './middleware.js';
 import { modelStep } from './model-step.js';
 import type { ToolOutcome } from './outcome.js';
 import type { RunResult } from './run-result.js';
 import { type Session, toolMessage } from './session.js';
 import { checkWrites } from './state.js';
-import { awaitingCalls, type CallRecord } from './thread-checkpoint.js';
+import { awaitingCalls, type CallRecord, type TurnRecord } from './thread-checkpoint.js';
 import { runToolCall } from './tool-call.js';
 
 /**
@@ -15,7 +15,7 @@ import { runToolCall } from './tool-call.js';
  * message, then continues the turn. A Block ends it with nothing of the turn kept.
  */
 export async function startTurn(session: Session, input: ContentPart[]): Promise<RunResult> {
-  abandonTurn(session);
+  await abandonTurn(session);
   session.turn = {
     turnId: randomId(),
     step: 0,
@@ -38,6 +38,7 @@ export async function startTurn(session: Session, input: ContentPart[]): Promise
     }
   } catch (e) {
     // The turn never began, so there is nothing for recover to continue.
+    if (session.turn) await session.endTurn(session.turn, { status: 'failed' });
     session.turn = null;
     throw e;
   }
@@ -61,8 +62,7 @@ export async function continueTurn(session: Session): Promise<RunResult> {
       continue;
     }
     if (session.modelSteps >= session.setup.maxSteps) {
-      session.turn = null;
-      await session.save();
+      await finishTurn(session, 'max-steps');
       const reason = `stopped after ${session.setup.maxSteps} model steps (maxSteps)`;
       return result(session, 'max-steps', { reason });
     }
@@ -107,11 +107,15 @@ async function runCalls(session: Session, calls: CallRecord[]): Promise<CallReco
 
 async function settle(session: Session, record: CallRecord, outcome: ToolOutcome): Promise<void> {
   switch (outcome.type) {
-    case 'success':
-      if (outcome.update) await session.applyState(outcome.update);
-      record.result = toolMessage(record.call, outcome.content, false);
-      record.status = 'done';
+    case 'success': {
+      const done = () => {
+        record.result = toolMessage(record.call, outcome.content, false);
+        record.status = 'done';
+      };
+      if (outcome.update) await session.commitCall(outcome.update, done);
+      else done();
       return;
+    }
     case 'error':
       record.result = toolMessage(record.call, textContent(outcome.message), true);
       record.status = 'done';
@@ -136,8 +140,7 @@ async function afterAgent(session: Session): Promise<RunResult> {
     if (isBlock(returned)) return blockTurn(session, returned);
     await applyUpdate(session, m, hookObject(where, returned)?.update, 'afterAgent');
   }
-  session.turn = null;
-  await session.save();
+  await finishTurn(session, 'completed');
   return result(session, 'completed', { output });
 }
 
@@ -149,14 +152,37 @@ async function blockTurn(session: Session, blocked: Block): Promise<RunResult> {
     session.state.restore(turn.stateBefore, (owner) => session.hookContext(owner)),
     session.signal,
   );
-  session.turn = null;
-  await session.save();
+  await finishTurn(session, 'blocked');
   return result(session, 'blocked', { reason: blocked.reason });
 }
 
-/** Closes an unfinished turn so the history stays valid: every call gets a tool message. */
-export function abandonTurn(session: Session): void {
-  const turn = session.turn;
+/**
+ * Ends the turn for good: saved without it first, so a crash from here on leaves a finished turn,
+ * then the state keys are told (StateKey.endTurn), and what they changed saved.
+ */
+async function finishTurn(session: Session, status: TurnEnd['status']): Promise<void> {
+  const turn = session.turn!;
+  session.turn = null;
+  await session.save();
+  if (await session.endTurn(turn, { status })) await session.save();
+}
+
+/**
+ * Ends a run that failed or was aborted, before its checkpoint is saved: waits for the tool calls'
+ * updates being applied (each then records its call as done), then tells the state keys the turn's
+ * run failed. The turn stays, so recover can continue it. Never throws.
+ */
+export async function endFailedRun(session: Session): Promise<void> {
+  await session.commitsSettled();
+  if (session.turn) await session.endTurn(session.turn, { status: 'failed' });
+}
+
+/**
+ * Closes an unfinished turn so the history stays valid: every call gets a tool message. The state
+ * keys are told it was abandoned.
+ */
+async function abandonTurn(session: Session): Promise<void> {
+  const turn: TurnRecord | null = session.turn;
   if (!turn) return;
   // A final reply whose afterAgent never ran was never checked (R10): it is not kept.
   if (turn.phase === 'after') session.messages.pop();
@@ -173,6 +199,7 @@ export function abandonTurn(session: Session): void {
     }
   }
   session.turn = null;
+  await session.endTurn(turn, { status: 'abandoned' });
 }
 
 /** resume: approved calls run again with context.approved; refused ones become "Denied" without reaching wrapToolCall (R5, R6). */

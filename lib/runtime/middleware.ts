@@ -30,6 +30,18 @@ export interface HookContext {
   emit(event: EmittedEvent): void;
 }
 
+/**
+ * How a turn's run ended, as `StateKey.endTurn` is told:
+ * - 'completed' / 'max-steps': the turn is over and its messages kept; nothing can block it any more.
+ * - 'blocked': an output Block ended it, after every 'restore' key was restored (R10).
+ * - 'failed': the run failed or was aborted. The turn stays in the checkpoint and `recover` may
+ *   continue it (and a Block may still end it), but what it needed only to be undone may go.
+ * - 'abandoned': a new run closed it unfinished (its calls that had not finished say "Interrupted").
+ */
+export interface TurnEnd {
+  status: 'completed' | 'max-steps' | 'blocked' | 'failed' | 'abandoned';
+}
+
 export interface StateKey<V = unknown> {
   initial: V;
   /** How an update is applied; default: replace. May be async and transactional (R8). */
@@ -38,6 +50,15 @@ export interface StateKey<V = unknown> {
   onBlock?: 'keep' | 'restore';
   /** How 'restore' is done; default: take `before`. */
   restore?(current: V, before: V, context: HookContext): V | Promise<V>;
+  /**
+   * Told that the turn `context.turnId` ended, once per run that ends it, so a key backed by a
+   * store can drop what it kept only to undo that turn. Runs through the state queue, after every
+   * update of the run was applied: an abort waits for an update being applied (never for a tool),
+   * and a tool that finishes after the run ended has its signal aborted and its update ignored.
+   * The returned value is the key's new value, in the checkpoint saved next. An exception here
+   * never changes the run's result: it is reported as an 'end-turn-failed' event.
+   */
+  endTurn?(current: V, ending: TurnEnd, context: HookContext): V | Promise<V>;
 }
 
 export interface ToolCallRequest {

@@ -1,9 +1,9 @@
 import type { Checkpointer } from './checkpoint.js';
 import { type RunEventListener, RunEvents } from './events.js';
-import { errorMessage, RunFailure, untilAborted } from './failure.js';
+import { errorMessage, RunAborted, RunFailure, untilAborted } from './failure.js';
 import { randomId } from './ids.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
-import type { HookContext, Middleware } from './middleware.js';
+import type { HookContext, Middleware, TurnEnd } from './middleware.js';
 import type { Model, ToolSpec } from './model.js';
 import type { StateUpdate } from './outcome.js';
 import { CommittedState, type StateKeys } from './state.js';
@@ -42,6 +42,8 @@ export class Session {
   readonly events: RunEvents;
   #saves: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Tool calls' updates being applied: an abort waits for them, so the checkpoint names what the store holds. */
+  readonly #commits = new Set<Promise<void>>();
 
   private constructor(
     readonly setup: AgentSetup,
@@ -65,12 +67,16 @@ export class Session {
    * The view of a hook of `middleware` (or of a state key it owns): the committed state and the
    * whole history, including the turn so far (`messages`, when given, is that history already copied).
    */
-  hookContext(middleware: string, messages: readonly Message[] = [...this.messages]): HookContext {
+  hookContext(
+    middleware: string,
+    messages: readonly Message[] = [...this.messages],
+    turn: TurnRecord | null = this.turn,
+  ): HookContext {
     const state = this.state;
     return {
       threadId: this.threadId,
-      turnId: this.turn?.turnId ?? '',
-      step: this.turn?.step ?? 0,
+      turnId: turn?.turnId ?? '',
+      step: turn?.step ?? 0,
       signal: this.signal,
       get state() {
         return state.values;
@@ -88,6 +94,47 @@ export class Session {
     );
     const keys = Object.keys(update);
     if (keys.length > 0) this.events.runtime('state-applied', { keys });
+  }
+
+  /**
+   * Applies a tool call's update, then `done` (which records the call as done), as one piece: once
+   * started it is seen through even if the run aborts meanwhile, and `commitsSettled` waits for it.
+   * None starts after an abort, so what the store holds for a call is always named by a done call.
+   */
+  async commitCall(update: StateUpdate, done: () => void): Promise<void> {
+    if (this.signal.aborted) throw new RunAborted();
+    const committing = this.state
+      .apply(update, (owner) => this.hookContext(owner))
+      .then(() => {
+        const keys = Object.keys(update);
+        if (keys.length > 0) this.events.runtime('state-applied', { keys });
+        done();
+      });
+    this.#commits.add(committing);
+    try {
+      await committing;
+    } finally {
+      this.#commits.delete(committing);
+    }
+  }
+
+  /** Waits for every tool call's update still being applied (`commitCall`), whatever they end with. */
+  async commitsSettled(): Promise<void> {
+    while (this.#commits.size > 0) await Promise.allSettled([...this.#commits]);
+  }
+
+  /**
+   * Tells the state keys that `turn` ended (StateKey.endTurn), after every update queued so far.
+   * Never throws: a key that fails is reported as an 'end-turn-failed' event. True when a value changed.
+   */
+  async endTurn(turn: TurnRecord, ending: TurnEnd): Promise<boolean> {
+    const before = this.state.values;
+    const messages = [...this.messages];
+    const failed = await this.state.endTurn(ending, (owner) => this.hookContext(owner, messages, turn));
+    for (const { key, error } of failed) {
+      this.events.runtime('end-turn-failed', { key, status: ending.status, reason: errorMessage(error) });
+    }
+    return this.state.values !== before;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { asFailure, RunFailure } from './failure.js';
-import type { HookContext, Middleware, StateKey } from './middleware.js';
+import type { HookContext, Middleware, StateKey, TurnEnd } from './middleware.js';
 import type { StateUpdate } from './outcome.js';
 
 type Values = Record<string, unknown>;
@@ -125,6 +125,30 @@ export class CommittedState {
         this.#commit(name, next);
       }
     });
+  }
+
+  /**
+   * Tells every key with an `endTurn` that the turn ended, in key order, after every update queued
+   * so far. Never rejects: returns the keys whose `endTurn` threw, with the error (their value stays).
+   */
+  endTurn(ending: TurnEnd, context: (owner: string) => HookContext): Promise<Array<{ key: string; error: Error }>> {
+    const failed: Array<{ key: string; error: Error }> = [];
+    const told = this.#enqueue(async () => {
+      for (const name of this.keys.names()) {
+        const { key, owner } = this.keys.get(name)!;
+        if (!key.endTurn) continue;
+        try {
+          const current = this.#values[name];
+          const next = await hookCall(`endTurn of state key "${name}"`, () =>
+            key.endTurn!(current, { ...ending }, context(owner)),
+          );
+          if (next !== current) this.#commit(name, next);
+        } catch (error) {
+          failed.push({ key: name, error: error as Error });
+        }
+      }
+    });
+    return told.then(() => failed);
   }
 
   #commit(name: string, value: unknown): void {

@@ -11,6 +11,7 @@ import { IdbTx, type OffloadTransaction } from './indexeddb-tx.js';
 import type {
   AppliedChange,
   EvictionRecord,
+  HeldText,
   LinesRead,
   OffloadStore,
   SeenResult,
@@ -139,6 +140,11 @@ export class IndexedDbOffloadStore implements OffloadStore {
     return (await this.#run(['threads'], 'readonly', (tx) => tx.thread(threadId)))?.totalBytes ?? 0;
   }
 
+  /** The bytes held for the thread: live, kept to undo a turn, staged (HeldText). */
+  heldText(threadId: string): Promise<HeldText> {
+    return this.#run(['threads', 'undo', 'staged'], 'readonly', (tx) => reads.heldText(tx, threadId));
+  }
+
   subscribe(listener: (event: StoreEvent) => void): () => void {
     const unsubscribe = this.#listeners.subscribe(listener);
     this.#broadcast.open();
@@ -208,9 +214,9 @@ export class IndexedDbOffloadStore implements OffloadStore {
   }
 
   async settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void> {
-    const { stagedBefore } = operations.checkSettle(turnIds, options);
+    const checked = operations.checkSettle(turnIds, options);
     await this.#transaction(['undo', 'chunks', 'staged', 'failures'], 'readwrite', (tx) =>
-      operations.settle(new IdbTx(tx), threadId, turnIds, stagedBefore, this.#failedKeys(tx, threadId)),
+      operations.settle(new IdbTx(tx), threadId, turnIds, checked, this.#failedKeys(tx, threadId)),
     );
   }
 

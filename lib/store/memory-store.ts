@@ -3,6 +3,7 @@ import { MemoryTables, MemoryTx } from './memory-tables.js';
 import type {
   AppliedChange,
   EvictionRecord,
+  HeldText,
   LinesRead,
   OffloadStore,
   SeenResult,
@@ -93,6 +94,11 @@ export class MemoryOffloadStore implements OffloadStore {
     return this.#atomic(async (tx) => (await tx.thread(threadId))?.totalBytes ?? 0);
   }
 
+  /** The bytes held for the thread: live, kept to undo a turn, staged (HeldText). */
+  heldText(threadId: string): Promise<HeldText> {
+    return this.#atomic((tx) => reads.heldText(tx, threadId));
+  }
+
   subscribe(listener: (event: StoreEvent) => void): () => void {
     return this.#listeners.subscribe(listener);
   }
@@ -141,8 +147,8 @@ export class MemoryOffloadStore implements OffloadStore {
   }
 
   async settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void> {
-    const { stagedBefore } = operations.checkSettle(turnIds, options);
-    await this.#atomic((tx) => operations.settle(tx, threadId, turnIds, stagedBefore, this.#failedKeys(threadId)));
+    const checked = operations.checkSettle(turnIds, options);
+    await this.#atomic((tx) => operations.settle(tx, threadId, turnIds, checked, this.#failedKeys(threadId)));
   }
 
   async clearThread(threadId: string): Promise<void> {

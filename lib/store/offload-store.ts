@@ -110,6 +110,23 @@ export interface SettleOptions {
    * tab that closed or crashed mid-turn. The middleware passes an hour ago.
    */
   stagedBefore?: number;
+  /**
+   * The named turns' runs ended but the turns may still go on (a failed run that `recover` may
+   * continue): only what they evicted is deleted for good, and what they staged but never
+   * committed; `restoreTurn` still takes back what they stored. Default false: forget them entirely.
+   */
+  continuing?: boolean;
+}
+
+/**
+ * The UTF-8 bytes a store holds for a thread, by why it holds them: live entries (`totalBytes`),
+ * texts evicted by turns that may still be blocked (undo copies, O8), and staged texts not yet
+ * committed (or whose commit failed for a full quota, S3).
+ */
+export interface HeldText {
+  live: number;
+  undo: number;
+  staged: number;
 }
 
 export interface OffloadStore {
@@ -162,7 +179,8 @@ export interface OffloadStore {
    * Forgets how to undo the named turns, which have finished: what they evicted is deleted for
    * good, and so is what they staged but never committed (except a result whose commit failed and
    * was reported, which still serves reads until the thread is cleared). Other turns, maybe still
-   * running in another agent, are left alone.
+   * running in another agent, are left alone. With `continuing`, what they stored can still be
+   * taken back by `restoreTurn`.
    */
   settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
   /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */

@@ -4,6 +4,7 @@ import type {
   EvictionReason,
   EvictionRecord,
   SeenResult,
+  SettleOptions,
   StagedResult,
   StoreChange,
   StoreEvent,
@@ -316,7 +317,7 @@ export async function settle(
   tx: StoreTx,
   threadId: string,
   turnIds: readonly string[],
-  stagedBefore: number | undefined,
+  { stagedBefore, continuing }: { stagedBefore?: number; continuing?: boolean },
   failedKeys: FailedKeys,
 ): Promise<void> {
   const turns = new Set(turnIds);
@@ -324,7 +325,10 @@ export async function settle(
     const undo = await tx.undo(threadId, turnId);
     if (!undo) continue;
     for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
-    await tx.deleteUndo(threadId, turnId);
+    // A turn that goes on keeps what restoreTurn needs to take back its own entries.
+    const stored = continuing ? undo.steps.filter((step) => step.kind === 'stored') : [];
+    if (stored.length > 0) await tx.putUndo({ ...undo, steps: stored });
+    else await tx.deleteUndo(threadId, turnId);
   }
   const failed = await failedKeys();
   await deleteStaged(
@@ -337,15 +341,18 @@ export async function settle(
   );
 }
 
-export function checkSettle(turnIds: unknown, options: unknown): { turnIds: readonly string[]; stagedBefore?: number } {
+export function checkSettle(turnIds: unknown, options: unknown): SettleOptions {
   if (!Array.isArray(turnIds) || !turnIds.every((turnId) => typeof turnId === 'string')) {
     throw new TypeError(`settle: turnIds must be an array of turn ids, got ${quoteForMessage(turnIds)}`);
   }
-  const stagedBefore = (options as { stagedBefore?: unknown } | undefined)?.stagedBefore;
+  const { stagedBefore, continuing } = (options ?? {}) as { stagedBefore?: unknown; continuing?: unknown };
   if (stagedBefore !== undefined && (typeof stagedBefore !== 'number' || Number.isNaN(stagedBefore))) {
     throw new TypeError(`settle: stagedBefore must be a time in milliseconds, got ${quoteForMessage(stagedBefore)}`);
   }
-  return { turnIds, stagedBefore };
+  if (continuing !== undefined && typeof continuing !== 'boolean') {
+    throw new TypeError(`settle: continuing must be a boolean, got ${quoteForMessage(continuing)}`);
+  }
+  return { stagedBefore, continuing };
 }
 
 async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: StagedRecord) => boolean) {

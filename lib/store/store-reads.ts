@@ -1,7 +1,7 @@
 import { BackendError } from '../backends/backend.js';
 import { checkInteger } from '../checks.js';
 import { sliceLines } from '../text.js';
-import type { EvictionReason, LinesRead } from './offload-store.js';
+import type { EvictionReason, HeldText, LinesRead } from './offload-store.js';
 import type { FailedKeys } from './store-operations.js';
 import type { StagedRecord, StoreTx } from './store-records.js';
 import type { TextLayout } from './text-chunks.js';
@@ -80,4 +80,17 @@ async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<
     return new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.`);
   }
   return new BackendError('not-found', `${key} not found: no result was stored under this key in thread ${threadId}.`);
+}
+
+/** What the store holds for a thread, from the records alone (no text is read). */
+export async function heldText(tx: StoreTx, threadId: string): Promise<HeldText> {
+  const [thread, undo, staged] = await Promise.all([tx.thread(threadId), tx.undoOf(threadId), tx.stagedOf(threadId)]);
+  const evicted = undo.flatMap((record) =>
+    record.steps.flatMap((step) => (step.kind === 'evicted' ? [step.entry] : [])),
+  );
+  return {
+    live: thread?.totalBytes ?? 0,
+    undo: evicted.reduce((sum, entry) => sum + entry.bytes, 0),
+    staged: staged.reduce((sum, record) => sum + record.bytes, 0),
+  };
 }

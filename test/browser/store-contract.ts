@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from '../../lib/backends/backend.js';
-import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
+import type { HeldText, OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
 import { sliceLines, utf8Bytes } from '../../lib/text.js';
 import { result } from './fixtures/staged-result.js';
 
@@ -323,6 +323,27 @@ export function storeContract(name: string, stores: ContractStores): void {
         await store.settle('a', ['t3']);
         await store.restoreTurn('a', 't2', 100);
         expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+      }));
+
+    it('settle with continuing drops what the turn evicted and staged; restoreTurn still takes back what it stored', () =>
+      withStore(async (store) => {
+        const held = (store as OffloadStore & { heldText(threadId: string): Promise<HeldText> }).heldText.bind(store);
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 't2');
+        await store.stage(result('a', 'left', 'l'.repeat(7), 't2'));
+        await store.stage(result('a', 'other', 'o'.repeat(5), 't3'));
+        expect(await held('a')).toEqual({ live: 60, undo: 60, staged: 12 });
+        await store.settle('a', ['t2'], { continuing: true });
+        expect(await held('a')).toEqual({ live: 60, undo: 0, staged: 5 });
+        // The turn goes on: a later commit of it is undone with what it stored before.
+        await put(store, 'a', 'k3', 'z'.repeat(30), 't2');
+        await store.restoreTurn('a', 't2', 100);
+        expect(await store.list('a')).toEqual([]);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+        expect(await held('a')).toEqual({ live: 0, undo: 0, staged: 5 });
+        await expect(store.settle('a', [], { continuing: 'yes' as never })).rejects.toThrow(
+          /continuing must be a boolean/,
+        );
       }));
 
     it('fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one', () =>

@@ -1,13 +1,14 @@
-// Random sequences of stores, reruns, parallel batches, summarization drops, storage failures and
-// output Blocks, made by two writers (agents sharing one store, each its own turns) interleaved on
+// Random sequences of stores, reruns, parallel batches, summarization drops, storage failures,
+// failed runs and output Blocks, made by two writers (agents sharing one store, each its own turns) interleaved on
 // the same threads — one writer's commits may land between another's commits and its Block —
 // driven through the offload's hooks and state key and checked against a reference model after
-// every applied update (O2, O3, O7, O8, S3).
+// every applied update (O2, O3, O7, O8, S3), and what the store holds besides (undo copies only for
+// turns that may still be blocked, staged texts only for commits still to come).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
-import type { StateKey } from '../../lib/runtime/middleware.js';
+import type { StateKey, TurnEnd } from '../../lib/runtime/middleware.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { cutToBytes, utf8Bytes } from '../../lib/text.js';
 import { callTool, hookContext } from './offload-fixtures.js';
@@ -16,6 +17,11 @@ import { ReferenceStore } from './offload-reference-model.js';
 const threads = ['a', 'b'] as const;
 const writers = ['A', 'B'] as const;
 type Apply = () => Promise<void>;
+/** A commit staged and not applied yet, and the bytes it staged. */
+interface Held {
+  apply: Apply;
+  bytes: number;
+}
 
 /** Texts over the threshold (1000 tokens), mixing 1-, 2-, 3- and 4-byte characters and newlines; cheap to shrink. */
 const textArb = fc
@@ -63,6 +69,8 @@ const opArb = fc.oneof(
   ),
   step(1, fc.record({ op: fc.constant('newTurn' as const) })),
   step(1, fc.record({ op: fc.constant('block' as const) })),
+  // The run fails (or is aborted): the turn goes on (recover) with the same id, and may still be blocked.
+  step(2, fc.record({ op: fc.constant('fail' as const) })),
 );
 type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -73,7 +81,7 @@ class Writer {
   readonly turn = new Map<string, number>(threads.map((t) => [t, 1]));
   readonly used = new Map<string, string[]>(threads.map((t) => [t, []]));
   /** Commits staged in the current turn whose update is not applied yet. */
-  readonly held = new Map<string, Apply[]>(threads.map((t) => [t, []]));
+  readonly held = new Map<string, Held[]>(threads.map((t) => [t, []]));
   readonly values: Map<string, unknown>;
   /** The key's value when the turn began, what a Block restores it to (R10). */
   readonly turnStartValues: Map<string, unknown>;
@@ -98,6 +106,11 @@ class Writer {
   }
   async apply(thread: string, update: unknown): Promise<void> {
     const value = await this.key.apply!(this.values.get(thread), update, hookContext(this.context(thread)));
+    this.values.set(thread, value);
+  }
+  /** What the runtime tells the key when the turn's run ended (StateKey.endTurn). */
+  async endTurn(thread: string, status: TurnEnd['status']): Promise<void> {
+    const value = await this.key.endTurn!(this.values.get(thread), { status }, hookContext(this.context(thread)));
     this.values.set(thread, value);
   }
 }
@@ -130,6 +143,9 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       // Which entries went, why, and in what order ('bound' ones oldest first).
       const logged = (await store.evictions(thread)).map(({ key, reason }) => ({ key, reason }));
       expect(logged).toEqual(reference.evictions(thread).map(({ key, reason }) => ({ key, reason })));
+      // Undo copies of the turns that may still be blocked, staged texts of the commits still held.
+      const staged = [...agents.values()].flatMap((w) => w.held.get(thread)!).reduce((sum, h) => sum + h.bytes, 0);
+      expect(await store.heldText(thread)).toEqual({ live: total, undo: reference.undoBytes(thread), staged });
     }
   }
 
@@ -143,17 +159,19 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
   }
 
   /** Runs the call through wrapToolCall (staging it); returns how to apply it (and mirror it in the reference). */
-  async function call(writer: Writer, thread: string, callKey: string, text: string): Promise<Apply> {
+  async function call(writer: Writer, thread: string, callKey: string, text: string): Promise<Held> {
     const outcome = await callTool(writer.offload, text, { ...writer.context(thread), key: callKey });
     const update = outcome.type === 'success' ? outcome.update : undefined;
     expect(update).toBeDefined();
-    return async () => {
+    const stored = cutToBytes(text, maxResultBytes);
+    const apply = async () => {
       await writer.apply(thread, update![ToolOutputOffload.key]);
-      reference.commit(thread, writer.turnId(thread), callKey, cutToBytes(text, maxResultBytes));
+      reference.commit(thread, writer.turnId(thread), callKey, stored);
       if (!writer.used.get(thread)!.includes(callKey)) writer.used.get(thread)!.push(callKey);
       expectValue(writer, thread);
       await check();
     };
+    return { apply, bytes: utf8Bytes(stored) };
   }
 
   async function summarize(writer: Writer, thread: string, picks: number[]): Promise<void> {
@@ -181,7 +199,10 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     await check();
   }
 
-  /** Ends the writer's turn (blocked or not) and starts the next, whose beforeAgent settles the turns before. */
+  /**
+   * Ends the writer's turn (blocked or not) as the runtime does, telling the key (endTurn), and
+   * starts the next, whose beforeAgent settles the turns before that are still unsettled.
+   */
   async function nextTurn(writer: Writer, thread: string, blocked: boolean): Promise<void> {
     // A turn's updates not applied by its end never are.
     writer.held.set(thread, []);
@@ -195,8 +216,12 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       writer.values.set(thread, restored);
       reference.restore(thread, writer.turnId(thread));
       expectValue(writer, thread);
-      await check(); // a blocked turn restores byte for byte, and the thread fits the bound again
     }
+    await writer.endTurn(thread, blocked ? 'blocked' : 'completed');
+    reference.settle(thread, [writer.turnId(thread)]);
+    // A blocked turn restores byte for byte, and the thread fits the bound again; an ended turn
+    // keeps no undo copy and no staged text, while the other writer's turn in flight keeps its own.
+    await check();
     writer.turn.set(thread, writer.turn.get(thread)! + 1);
     writer.turnStartValues.set(thread, writer.values.get(thread));
     const unsettled = (writer.values.get(thread) as { turns: string[] }).turns;
@@ -214,16 +239,29 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     const writer = agents.get(op.writer)!;
     const keys = writer.used.get(thread)!;
     const newKey = () => `${writer.name}k${fresh++}`;
-    if (op.op === 'store') await (await call(writer, thread, newKey(), op.text))();
+    if (op.op === 'store') await (await call(writer, thread, newKey(), op.text)).apply();
     else if (op.op === 'rerun') {
-      await (await call(writer, thread, keys.length ? keys[op.pick % keys.length]! : newKey(), op.text))();
+      await (await call(writer, thread, keys.length ? keys[op.pick % keys.length]! : newKey(), op.text)).apply();
     } else if (op.op === 'batch') {
-      const applies = await Promise.all(op.texts.map((text) => call(writer, thread, newKey(), text)));
-      const order = applies.map((apply, i) => ({ apply, rank: op.order[i]! })).sort((x, y) => x.rank - y.rank);
-      for (const { apply } of order) await apply();
+      // Staged together, then committed one at a time: the batch's other stagings count as held meanwhile.
+      const batch = writer.held.get(thread)!;
+      const staged = await Promise.all(op.texts.map((text) => call(writer, thread, newKey(), text)));
+      batch.push(...staged);
+      const order = staged.map((held, i) => ({ held, rank: op.order[i]! })).sort((x, y) => x.rank - y.rank);
+      for (const { held } of order) {
+        batch.splice(batch.indexOf(held), 1);
+        await held.apply();
+      }
     } else if (op.op === 'hold') writer.held.get(thread)!.push(await call(writer, thread, newKey(), op.text));
     else if (op.op === 'release') {
-      for (const apply of writer.held.get(thread)!.splice(0)) await apply();
+      const held = writer.held.get(thread)!;
+      while (held.length > 0) await held.shift()!.apply();
+    } else if (op.op === 'fail') {
+      // The run's commits not applied by then never are; what the turn evicted goes for good.
+      writer.held.set(thread, []);
+      await writer.endTurn(thread, 'failed');
+      reference.settle(thread, [writer.turnId(thread)], true);
+      await check();
     } else if (op.op === 'quota') {
       failStage = true;
       const outcome = await callTool(writer.offload, op.text, { ...writer.context(thread), key: newKey() });
@@ -232,8 +270,8 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       await check(); // nothing stored is lost
     } else if (op.op === 'interleave') {
       const other = agents.get(writer.name === 'A' ? 'B' : 'A')!;
-      for (const text of op.own) await (await call(writer, thread, newKey(), text))();
-      for (const text of op.foreign) await (await call(other, thread, `${other.name}k${fresh++}`, text))();
+      for (const text of op.own) await (await call(writer, thread, newKey(), text)).apply();
+      for (const text of op.foreign) await (await call(other, thread, `${other.name}k${fresh++}`, text)).apply();
       await nextTurn(writer, thread, true);
     } else if (op.op === 'summarize') await summarize(writer, thread, op.picks);
     else await nextTurn(writer, thread, op.op === 'block');
@@ -249,7 +287,21 @@ describe('the offload against a reference model (property)', () => {
         fc.array(opArb, { minLength: 1, maxLength: 40 }),
         async (maxResultBytes, extra, ops) => runScenario(maxResultBytes, maxResultBytes + extra, ops),
       ),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        // A failed run goes on: a Block after it still takes back what the turn stored before it failed.
+        examples: [
+          [
+            5000,
+            0,
+            [
+              { op: 'store', text: 'x'.repeat(4500), thread: 'a', writer: 'A' },
+              { op: 'fail', thread: 'a', writer: 'A' },
+              { op: 'block', thread: 'a', writer: 'A' },
+            ],
+          ],
+        ],
+      },
     );
   }, 120_000);
 });

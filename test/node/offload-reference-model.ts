@@ -115,8 +115,25 @@ export class ReferenceStore {
     thread.evictToFit(this.maxTotalBytes, 0);
   }
 
-  /** The named turns finished: they can no longer be undone. */
-  settle(threadId: string, turnIds: readonly string[]): void {
-    for (const turnId of turnIds) this.#thread(threadId).undo.delete(turnId);
+  /**
+   * The named turns finished: they can no longer be undone. A turn whose run failed goes on
+   * (`continuing`): only what it evicted is gone for good; a Block still takes back what it stored.
+   */
+  settle(threadId: string, turnIds: readonly string[], continuing = false): void {
+    const thread = this.#thread(threadId);
+    for (const turnId of turnIds) {
+      const stored = (thread.undo.get(turnId) ?? []).filter((step) => step.kind === 'stored');
+      if (continuing && stored.length > 0) thread.undo.set(turnId, stored);
+      else thread.undo.delete(turnId);
+    }
+  }
+
+  /** UTF-8 bytes of the texts kept only so a Block can bring them back (undo copies). */
+  undoBytes(threadId: string): number {
+    let bytes = 0;
+    for (const steps of this.#thread(threadId).undo.values()) {
+      for (const step of steps) if (step.kind === 'evicted') bytes += utf8Bytes(step.entry.text);
+    }
+    return bytes;
   }
 }

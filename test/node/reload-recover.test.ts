@@ -136,10 +136,11 @@ describe('recover after a reload (IndexedDbCheckpointer + IndexedDbOffloadStore 
     ]);
     expect(report.evictions).toEqual([{ key: fetchKey, reason: 'replaced' }]);
     expect(report.totalBytes).toBe(before.totalBytes);
-    // The replaced text stays only as the turn's undo copy (an output Block could still restore it, O8).
+    // The recovered turn completed, so the replaced text, kept only to undo it (O8), is gone.
+    expect(report.raw.texts).toBe(1);
     expectWhole(report);
 
-    // The next turn settles this one: then the store holds exactly one text, its entry's.
+    // The next turn changes nothing of it: the store holds exactly one text, its entry's.
     expect(await page.evaluate(() => reloadPage.run('thanks'))).toMatchObject({ status: 'completed' });
     const settled = await page.evaluate(() => reloadPage.report());
     expect(settled.entries.map((e) => e.key)).toEqual([fetchKey]);
