@@ -11,13 +11,14 @@ export default defineConfig({
         index: 'lib/index.ts',
         testing: 'lib/testing.ts',
         inspector: 'inspector/index.ts',
+        langchain: 'adapters/langchain/index.ts',
       },
       formats: ['es'],
     },
     sourcemap: true,
     rolldownOptions: {
       // Runtime dependencies stay external so the app's bundler dedupes them.
-      external: [/^preact(\/.*)?$/, 'idb', /^@cfworker\//, /^@tanstack\//],
+      external: [/^preact(\/.*)?$/, 'idb', /^@cfworker\//, /^@tanstack\//, /^langchain(\/.*)?$/, /^@langchain\//],
     },
   },
 });

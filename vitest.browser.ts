@@ -14,7 +14,19 @@ export const chromiumProject = {
   server: { host: '127.0.0.1' },
   // Pre-bundled up front: discovering them mid-run makes vite reload the page under a running test.
   optimizeDeps: {
-    include: ['idb', '@cfworker/json-schema', '@tanstack/virtual-core', 'fast-check', 'preact', 'preact/hooks'],
+    include: [
+      'idb',
+      '@cfworker/json-schema',
+      '@tanstack/virtual-core',
+      'fast-check',
+      'preact',
+      'preact/hooks',
+      'langchain',
+      '@langchain/core/messages',
+      '@langchain/core/tools',
+      '@langchain/langgraph',
+      'zod',
+    ],
   },
 };
 

@@ -57,12 +57,32 @@ describe('layer boundaries', () => {
     for (const statement of statements) expect(statement.trim()).toMatch(/^export\b[\s\S]*\bfrom\s*'[^']+'$/);
   });
 
+  it('lib imports no agent framework: the main entry works without langchain installed', () => {
+    const offenders = lib.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /^(langchain|@langchain\/)/.test(spec))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the LangChain adapter reaches lib only through lib/index.ts', () => {
+    const adapter = sources(join(root, 'adapters/langchain'));
+    expect(adapter.length).toBeGreaterThan(2);
+    const offenders = adapter.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.includes('/lib/') && !spec.endsWith('/lib/index.js'))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   // A call of the global eval or the Function constructor; a method that happens to be named `eval`
   // (re2js's prefilter has `eval(input, pos) { … }` and calls `this.subs[i].eval(…)`) is not one.
   const evalCall = /(?:(?<![.\w$])|\b(?:globalThis|window|self)\.)eval\s*\((?![^()]*\)\s*\{)|new\s+Function\s*\(/;
 
   it('no eval or new Function anywhere in shipped code (MV3 CSP)', () => {
-    const shipped = [...lib, ...sources(join(root, 'inspector'))];
+    const shipped = [...lib, ...sources(join(root, 'inspector')), ...sources(join(root, 'adapters'))];
     const offenders = shipped.filter((file) => evalCall.test(readFileSync(file, 'utf8')));
     expect(offenders).toEqual([]);
   });

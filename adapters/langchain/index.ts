@@ -1,0 +1,2 @@
+export { type OffloadMiddlewareOptions, offloadMiddleware } from './offload-middleware.js';
+export type { ThreadIdOf } from './thread-id.js';

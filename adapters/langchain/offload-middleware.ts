@@ -1,0 +1,68 @@
+import { type SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { type AgentMiddleware, createMiddleware } from 'langchain';
+import type { ToolOutputOffload } from '../../lib/index.js';
+import { langChainReadTools } from './read-tools.js';
+import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
+import { isCommand, offloadCommand, offloadToolMessage } from './tool-messages.js';
+
+export interface OffloadMiddlewareOptions {
+  /**
+   * The thread a run's results are stored under. Default: the run's `configurable.thread_id`
+   * (`agent.invoke(input, { configurable: { thread_id } })`); with neither, the run fails with an
+   * error saying so — results are never pooled in one shared thread.
+   */
+  threadId?: ThreadIdOf;
+}
+
+/** Appends the offload's lines to a system message, after a blank line when there is text before them. */
+function withOffloadLines(system: SystemMessage, lines: string): SystemMessage {
+  // A string is joined as text; an array of blocks gets the lines as a block of its own.
+  return system.concat(system.text !== '' && typeof system.content === 'string' ? `\n\n${lines}` : lines);
+}
+
+/**
+ * The offload as LangChain.js v1 middleware, for `createAgent({ middleware: [offloadMiddleware(offload)] })`:
+ * - a tool's ToolMessage whose text is over the offload's threshold is stored under the run's thread
+ *   and replaced, for the model and in the agent's state, by a header naming its path under
+ *   `/large_tool_results/` and its first lines (same tool_call_id); a Command's ToolMessages too;
+ * - adds the read-only tools read_file, grep, ls and glob over the thread's stored results (their
+ *   results are never stored; an evicted or unknown path is an error ToolMessage, not a throw);
+ * - appends the offload's lines to the system prompt of every model call.
+ * A tool's own error (thrown, or a ToolMessage with status "error") passes through unchanged.
+ */
+export function offloadMiddleware(
+  offload: ToolOutputOffload,
+  options: OffloadMiddlewareOptions = {},
+): AgentMiddleware<undefined, undefined, unknown> {
+  if (typeof offload?.offloadResult !== 'function' || typeof offload.readTools !== 'function') {
+    throw new TypeError('offloadMiddleware needs a ToolOutputOffload');
+  }
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('offloadMiddleware: options must be an object');
+  const { threadId } = options;
+  if (threadId !== undefined && typeof threadId !== 'function') {
+    throw new TypeError('offloadMiddleware: threadId must be a function (runtime) => string');
+  }
+  const threadOf = (runtime: Parameters<ThreadIdOf>[0]) => resolveThreadId(runtime, threadId);
+  const readTools = langChainReadTools(offload, threadOf);
+
+  return createMiddleware({
+    name: 'ToolOutputOffload',
+    tools: readTools.registered,
+    wrapModelCall: async (request, handler) => {
+      threadOf(request.runtime); // a run without a thread fails here, before any tool ran
+      return handler({ ...request, systemMessage: withOffloadLines(request.systemMessage, offload.systemPrompt()) });
+    },
+    wrapToolCall: async (request, handler) => {
+      const runner = readTools.runnerFor(request.tool);
+      // The read tools' own results are pages of stored results: never stored again (A4).
+      if (runner) return handler({ ...request, tool: runner });
+      const threadId = threadOf(request.runtime);
+      const result = await handler(request);
+      const origin = { offload, threadId, toolName: request.toolCall.name };
+      if (ToolMessage.isInstance(result)) return offloadToolMessage(result, origin);
+      if (isCommand(result)) return offloadCommand(result, origin);
+      return result;
+    },
+  });
+}
