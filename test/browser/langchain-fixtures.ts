@@ -1,4 +1,4 @@
-// LangChain.js agents with the offload middleware, for the adapter's tests in Chromium. The models
+// LangChain.js agents with the offload middleware, for the adapter's tests in the browser engines. The models
 // are LangChain's own scripted fakeModel(); the tools are real LangChain tools.
 import type { ClientTool } from '@langchain/core/tools';
 import {
@@ -7,6 +7,7 @@ import {
   type BaseMessage,
   createAgent,
   fakeModel,
+  HumanMessage,
   ToolMessage,
   tool,
 } from 'langchain';
@@ -37,6 +38,13 @@ export function callsFrom(messages: BaseMessage[], make: (messages: BaseMessage[
     })),
   });
 }
+
+/** The run options of one thread. */
+export const thread = (thread_id: string) => ({ configurable: { thread_id } });
+/** The input of a run: one user message. */
+export const ask = (text = 'go') => ({ messages: [new HumanMessage(text)] });
+/** A tool message's text, its text blocks joined. */
+export const textOf = (message: ToolMessage) => message.text;
 
 export function toolMessagesOf(messages: readonly BaseMessage[]): ToolMessage[] {
   return messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));

@@ -1,13 +1,14 @@
-// The LangChain.js adapter in Chromium: createAgent with LangChain's fakeModel(), real tools, and
-// offloadMiddleware; the browser build of langchain, as an app bundled by Vite gets it.
+// The LangChain.js adapter in the browser engines: createAgent with LangChain's fakeModel(), real
+// tools, and offloadMiddleware; the browser build of langchain, as an app bundled by Vite gets it.
 import { Command } from '@langchain/langgraph';
-import { AIMessage, createMiddleware, HumanMessage, ToolMessage, tool, toolErrorMiddleware } from 'langchain';
+import { AIMessage, createMiddleware, ToolMessage, tool, toolErrorMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { offloadMiddleware } from '../../adapters/langchain/index.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { estimateTokens } from '../../lib/text.js';
 import {
+  ask,
   callsFrom,
   deleteOpenedStores,
   fakeModel,
@@ -16,14 +17,12 @@ import {
   offloadAgent,
   pathIn,
   storeKinds,
+  textOf,
+  thread,
   toolMessagesOf,
 } from './langchain-fixtures.js';
 
 afterEach(deleteOpenedStores);
-
-const thread = (thread_id: string) => ({ configurable: { thread_id } });
-const ask = (text = 'go') => ({ messages: [new HumanMessage(text)] });
-const textOf = (message: ToolMessage) => (typeof message.content === 'string' ? message.content : message.text);
 
 describe('offloadMiddleware in createAgent', () => {
   it('replaces a large ToolMessage by the header and preview, and read_file reads it back', async () => {

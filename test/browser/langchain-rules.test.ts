@@ -1,11 +1,12 @@
 // The open core's rules A1–A4 as a LangChain agent meets them, on both stores: re-offered results
 // (a provider reusing tool call ids), evicted results offered again, parallel tool calls, and the
 // read tools' pages.
-import { AIMessage, HumanMessage, type ToolMessage } from 'langchain';
+import { AIMessage } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../lib/index.js';
 import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import {
+  ask,
   callsFrom,
   deleteOpenedStores,
   fakeModel,
@@ -14,14 +15,13 @@ import {
   offloadAgent,
   pathIn,
   storeKinds,
+  textOf,
+  thread,
   toolMessagesOf,
 } from './langchain-fixtures.js';
 
 afterEach(deleteOpenedStores);
 
-const thread = (thread_id: string) => ({ configurable: { thread_id } });
-const ask = () => ({ messages: [new HumanMessage('go')] });
-const textOf = (message: ToolMessage) => message.text;
 /** A run of one `emit` call with this provider id, then a final answer. */
 const emitOnce = (id: string, tag: string, lines = 100) =>
   fakeModel()
