@@ -51,6 +51,13 @@ export function offloadMiddleware(
     tools: readTools.registered,
     wrapModelCall: async (request, handler) => {
       threadOf(request.runtime); // a run without a thread fails here, before any tool ran
+      // LangChain runs the first tool of a name: an app tool named like a read tool would shadow it.
+      const clash = request.tools.find((t) => readTools.names.has(String(t.name)) && !readTools.runnerFor(t));
+      if (clash) {
+        throw new Error(
+          `offloadMiddleware adds the tools ${[...readTools.names].join(', ')}; the agent has another tool named "${clash.name}": rename it or leave it out`,
+        );
+      }
       return handler({ ...request, systemMessage: withOffloadLines(request.systemMessage, offload.systemPrompt()) });
     },
     wrapToolCall: async (request, handler) => {

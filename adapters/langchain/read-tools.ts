@@ -9,6 +9,7 @@ type ToolConfig = { toolCall?: { id?: string }; toolCallId?: string; signal?: Ab
 export interface LangChainReadTools {
   /** Registered with the agent: their JSON Schemas are what the model is shown. */
   readonly registered: readonly DynamicStructuredTool[];
+  readonly names: ReadonlySet<string>;
   /** Run in place of a registered one (through `request.tool`), the arguments checked by the read tool itself. */
   runnerFor(registered: unknown): DynamicStructuredTool | undefined;
 }
@@ -50,5 +51,9 @@ export function langChainReadTools(
   const runners = new Map<unknown, DynamicStructuredTool>(
     specs.map((spec, i) => [registered[i], make(spec, { type: 'object' })]),
   );
-  return { registered, runnerFor: (candidate) => runners.get(candidate) };
+  return {
+    registered,
+    names: new Set(specs.map((spec) => spec.name)),
+    runnerFor: (candidate) => runners.get(candidate),
+  };
 }

@@ -188,6 +188,15 @@ describe('offloadMiddleware in createAgent', () => {
     expect((await store.list()).map((entry) => entry.threadId)).toEqual(['user-7']);
   });
 
+  it('refuses an app tool named like one of the read tools, which would shadow it', async () => {
+    const grep = tool(() => 'app grep', { name: 'grep', description: 'The app’s own grep.', schema: z.object({}) });
+    const model = fakeModel().respond(new AIMessage('done'));
+    const { agent } = offloadAgent(model, { tools: [grep] });
+    await expect(agent.invoke(ask(), thread('chat-1'))).rejects.toThrow(
+      /adds the tools read_file, .*another tool named "grep": rename it/,
+    );
+  });
+
   it('says what is wrong with a bad thread id or option', async () => {
     const offload = new ToolOutputOffload({ thresholdTokens: 1000 });
     expect(() => offloadMiddleware({} as ToolOutputOffload)).toThrow(/needs a ToolOutputOffload/);
