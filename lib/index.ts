@@ -1,4 +1,12 @@
-export { type Backend, BackendError, type FileInfo, type GrepMatch } from './backends/backend.js';
+export {
+  type Backend,
+  BackendError,
+  type FileInfo,
+  type GrepMatch,
+  type GrepMatches,
+  type GrepOptions,
+  type GrepStop,
+} from './backends/backend.js';
 export { CompositeBackend } from './backends/composite-backend.js';
 export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
 export { MemoryBackend } from './backends/memory-backend.js';

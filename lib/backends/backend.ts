@@ -9,7 +9,36 @@ export interface GrepMatch {
   /** 1-based. */
   line: number;
   text: string;
+  /** 1-based column (UTF-16 code units) where the line's first match starts, when the backend knows it. */
+  column?: number;
 }
+
+/** Where grep searches and how much work one call may do. */
+export interface GrepOptions {
+  /** Directory or file to search; default '/'. */
+  path?: string;
+  /** Only files matching this glob: without '/' it matches file names, with '/' paths relative to `path`. */
+  glob?: string;
+  /** Stop after this many matching lines; default 1000. */
+  maxMatches?: number;
+  /** Stop after scanning this many lines, all files together; default 1,000,000. */
+  maxLines?: number;
+  /** Aborts the search between slices of work (it rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Why a search ended before it had searched everything: `maxMatches` reached (`line`: the last match),
+ * `maxLines` reached or the call's matching work spent (`line`: the first line of `path` not searched).
+ */
+export interface GrepStop {
+  reason: 'max-matches' | 'max-lines' | 'max-work';
+  path: string;
+  line: number;
+}
+
+/** grep's matches in path order, then line order; `stopped` is set when a limit ended the search early. */
+export type GrepMatches = GrepMatch[] & { stopped?: GrepStop };
 
 /** A file system as the file tools see it. Paths are absolute (`/a/b.txt`). */
 export interface Backend {
@@ -21,10 +50,12 @@ export interface Backend {
    */
   read(path: string, options?: { offset?: number; limit?: number }): Promise<string>;
   /**
-   * Lines matching a JS RegExp source (invalid → 'invalid-argument' naming it) in the files under `path`
-   * (default '/'); `glob` filters the files: without '/' it matches file names, with '/' paths relative to `path`.
+   * Lines matching a regular expression in JavaScript syntax, run in linear time (RE2; see
+   * `compileLinearRegex`: backreferences and lookaround are 'invalid-argument', as is an invalid
+   * pattern, naming it), in the files under `options.path` (default '/'). Bounded by
+   * `maxMatches` and `maxLines`; a search cut short says where in `stopped`.
    */
-  grep(pattern: string, options?: { path?: string; glob?: string }): Promise<GrepMatch[]>;
+  grep(pattern: string, options?: GrepOptions): Promise<GrepMatches>;
   /** Files (not directories) under `path` (default '/') whose path relative to it matches `pattern`; '**' lists them all. */
   glob(pattern: string, options?: { path?: string }): Promise<FileInfo[]>;
   write(path: string, content: string): Promise<void>;

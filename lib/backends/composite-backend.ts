@@ -1,7 +1,17 @@
-import { type Backend, BackendError, type FileInfo, type GrepMatch, isBackend } from './backend.js';
+import {
+  type Backend,
+  BackendError,
+  type FileInfo,
+  type GrepMatches,
+  type GrepOptions,
+  type GrepStop,
+  isBackend,
+} from './backend.js';
 import { fileFilter, globMatcher, isNameFilter } from './glob.js';
+import { grepLimits } from './grep-search.js';
+import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { compilePattern, type ReadOptions, totalLines } from './text-file.js';
+import { type ReadOptions, totalLines } from './text-file.js';
 
 interface Route {
   /** Normalized ('/memories'); '' for the fallback. */
@@ -75,22 +85,43 @@ export class CompositeBackend implements Backend {
     return this.#call(normalizePath(path), (backend, inner) => totalLines(backend, inner));
   }
 
-  async grep(pattern: string, options: { path?: string; glob?: string } = {}): Promise<GrepMatch[]> {
-    compilePattern(pattern); // an invalid pattern fails alike whichever backends are searched
+  /**
+   * Searches the owner of `path` and every route under it at once, each within the call's limits;
+   * the merged matches keep the first `maxMatches` in path order.
+   */
+  async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {
+    compileLinearRegex(pattern); // an invalid pattern fails alike whichever backends are searched
+    const { maxMatches } = grepLimits(options);
     const dir = normalizePath(options.path ?? '/', 'grep path');
-    const { glob } = options;
+    const { glob, path: _path, ...limits } = options;
     const include = glob === undefined ? () => true : fileFilter(glob, dir);
     // A name-only filter means the same under any prefix; a path filter is applied here, on whole paths.
-    const passOn = glob !== undefined && isNameFilter(glob) ? { glob } : {};
+    const passOn = glob !== undefined && isNameFilter(glob) ? { ...limits, glob } : limits;
     const below = this.#routesUnder(dir);
+    const stops: GrepStop[] = [];
+    const searched = (route: Route) => async (backend: Backend, inner: string) => {
+      const found = await backend.grep(pattern, { ...passOn, path: inner });
+      if (found.stopped)
+        stops.push({ ...found.stopped, path: joinPath(route.prefix, normalizePath(found.stopped.path)) });
+      return found;
+    };
+    const target = this.#target(dir);
     const found = await Promise.all([
-      this.#search(this.#target(dir), dir, below.length > 0, (b, inner) => b.grep(pattern, { path: inner, ...passOn })),
-      ...below.map((route) => this.#search({ route, inner: '/' }, dir, false, (b) => b.grep(pattern, passOn))),
+      this.#search(target, dir, below.length > 0, searched(target.route)),
+      ...below.map((route) => this.#search({ route, inner: '/' }, dir, false, searched(route))),
     ]);
-    return found
+    const merged: GrepMatches = found
       .flat()
       .filter((match) => include(match.path))
       .sort((a, b) => byPath(a, b) || a.line - b.line);
+    const last = merged[maxMatches - 1];
+    if (merged.length > maxMatches && last) {
+      merged.length = maxMatches;
+      stops.push({ reason: 'max-matches', path: last.path, line: last.line });
+    }
+    const first = stops.sort((a, b) => byPath(a, b) || a.line - b.line)[0];
+    if (first) merged.stopped = first;
+    return merged;
   }
 
   async glob(pattern: string, options: { path?: string } = {}): Promise<FileInfo[]> {

@@ -1,9 +1,11 @@
 import { checkInteger, quoteForMessage } from '../checks.js';
 import type { JsonSchema } from '../runtime/model.js';
 import { countLines, cutLine, excerptAround, splitLines, utf8Bytes } from '../text.js';
-import { type Backend, BackendError, type FileInfo } from './backend.js';
+import { type Backend, BackendError, type FileInfo, type GrepMatch, type GrepMatches } from './backend.js';
+import { defaultMaxLines, longLineChars, longMatchChars } from './grep-search.js';
+import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { normalizePath } from './paths.js';
-import { checkReadOptions, compilePattern, pastTheEnd, totalLines } from './text-file.js';
+import { checkReadOptions, pastTheEnd, totalLines } from './text-file.js';
 
 /**
  * What the file tools do, apart from how a framework calls them: `fileTools` makes this package's
@@ -14,8 +16,11 @@ export interface FileToolSpec<A = Record<string, unknown>> {
   name: string;
   description: string;
   parameters: JsonSchema;
-  /** The tool's text; a BackendError (bad path, evicted, not found, bad argument) says what went wrong. */
-  run(args: A, backend: Backend): Promise<string>;
+  /**
+   * The tool's text; a BackendError (bad path, evicted, not found, bad argument) says what went wrong.
+   * `signal` (the tool call's) stops a long search.
+   */
+  run(args: A, backend: Backend, signal?: AbortSignal): Promise<string>;
 }
 
 export interface FileToolSpecOptions {
@@ -109,36 +114,46 @@ export function fileToolSpecs(options: FileToolSpecOptions = {}): FileToolSpec[]
     spec<{ pattern: string; path?: string; glob?: string }>({
       name: 'grep',
       description:
-        'Search file contents for a JavaScript regular expression, line by line. Returns path:line: text for each matching line ' +
-        `(long lines shown around the match; at most ${maxGrepMatches} matches). ` +
+        'Search file contents line by line for a regular expression in JavaScript syntax (no /slashes/ or flags). ' +
+        'Patterns run on a linear-time engine (RE2): backreferences (\\1) and lookahead/lookbehind are not supported; ' +
+        'start with (?i) for case-insensitive; \\d \\w \\s \\b are ASCII; \\p{L} and other Unicode classes work. ' +
+        `Returns path:line: text for each matching line (long lines shown around the match; at most ${maxGrepMatches} matches; ` +
+        `a search scans at most ${defaultMaxLines.toLocaleString('en-US')} lines, and in lines over ${longLineChars.toLocaleString('en-US')} characters a match longer than ${longMatchChars} may be missed). ` +
         'path limits the search to a directory or file (default /)' +
         (grepGlob
           ? "; glob filters files: '*.md' matches file names anywhere, 'docs/**/*.md' paths relative to path."
           : '.'),
       parameters: schema(
         {
-          pattern: { type: 'string', description: "A JavaScript regular expression, e.g. 'error|warn'." },
+          pattern: { type: 'string', description: "A regular expression, e.g. 'error|warn' or '(?i)timeout'." },
           path: { type: 'string', description: 'Directory or file to search. Default /.' },
           ...(grepGlob ? { glob: { type: 'string', description: "Only files matching this glob, e.g. '*.ts'." } } : {}),
         },
         ['pattern'],
       ),
-      run: async (args, backend) => {
-        const regex = compilePattern(args.pattern);
+      run: async (args, backend, signal) => {
+        const regex = compileLinearRegex(args.pattern);
         const dir = path(args.path ?? '/');
+        // One more than shown, to know whether there are more.
+        const limits = { maxMatches: maxGrepMatches + 1, ...(signal ? { signal } : {}) };
         const matches = await backend.grep(
           args.pattern,
-          args.glob === undefined ? { path: dir } : { path: dir, glob: args.glob },
+          args.glob === undefined ? { path: dir, ...limits } : { path: dir, glob: args.glob, ...limits },
         );
-        if (matches.length === 0) {
-          const filter = args.glob === undefined ? '' : ` (files matching ${quoteForMessage(args.glob)})`;
+        const filter = args.glob === undefined ? '' : ` (files matching ${quoteForMessage(args.glob)})`;
+        if (matches.length === 0 && !matches.stopped) {
           return `No matches for ${quoteForMessage(args.pattern)} in ${quoteForMessage(dir)}${filter}`;
         }
         const lines = matches.slice(0, maxGrepMatches).map((match) => {
-          const at = regex.exec(match.text)?.index ?? 0;
+          const at = matchStart(match, regex);
           return `${match.path}:${match.line}: ${excerptAround(match.text, at, grepExcerptChars)}`;
         });
-        return listing(lines, budget, 'matches', 'narrow the search with path or glob', matches.length);
+        const shown = fitLines(
+          lines.map((line) => cutLine(line, maxLineChars)),
+          budget,
+        );
+        const note = grepNote(matches, shown.length);
+        return note === undefined ? shown.join('\n') : [...shown, note].join('\n');
       },
     }),
     spec<{ pattern: string; path?: string }>({
@@ -211,6 +226,30 @@ function checkText(value: unknown, name: string): void {
   if (typeof value !== 'string') {
     throw new BackendError('invalid-argument', `${name} must be a string, got ${quoteForMessage(value)}`);
   }
+}
+
+/** Where the match starts in its line: the backend's column, else found here in a line of bounded length. */
+function matchStart(match: GrepMatch, regex: LinearRegex): number {
+  if (match.column !== undefined) return match.column - 1;
+  return match.text.length <= longLineChars ? (regex.find(match.text)?.[0] ?? 0) : 0;
+}
+
+/** The closing line of a grep result that did not show every match, saying why and how to narrow it. */
+function grepNote(matches: GrepMatches, shown: number): string | undefined {
+  const { stopped } = matches;
+  const narrow = 'narrow the search with path or glob, or a more specific pattern';
+  if (stopped && stopped.reason !== 'max-matches') {
+    const limit =
+      stopped.reason === 'max-lines'
+        ? `after scanning ${defaultMaxLines.toLocaleString('en-US')} lines`
+        : "at its work limit (the pattern's cost times the text searched)";
+    return `[search stopped ${limit}, before line ${stopped.line} of ${stopped.path}; ${matches.length} matches up to there (${shown} shown): ${narrow}, e.g. path=${stopped.path}]`;
+  }
+  if (matches.length > shown) {
+    const more = matches.length > maxGrepMatches ? `more than ${maxGrepMatches}` : `${matches.length}`;
+    return `[showing ${shown} of ${more} matches; ${narrow}]`;
+  }
+  return undefined;
 }
 
 function describeEntry(entry: FileInfo): string {

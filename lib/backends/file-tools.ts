@@ -34,7 +34,7 @@ export function fileTools(
       ...spec,
       async execute(args, context): Promise<string | ToolOutcome> {
         try {
-          return await run(args, backendFor(context));
+          return await run(args, backendFor(context), context.signal);
         } catch (error) {
           if (error instanceof BackendError) return ToolOutcome.error(error.message);
           throw error;

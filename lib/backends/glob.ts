@@ -1,14 +1,16 @@
 import { BackendError } from './backend.js';
+import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { baseName, isWithin, quoteForMessage, relativeTo } from './paths.js';
 
 const regexSpecial = /[\\^$.*+?()[\]{}|/]/;
 
 /**
- * A glob pattern as an anchored RegExp over '/'-separated paths, built without eval:
- * `*` matches within one segment, `?` one character of a segment, `**` as a whole segment any number
- * of segments (also none), and `{a,b}` either alternative. Every other character is literal.
+ * A glob pattern as an anchored regular expression over '/'-separated paths, run in linear time
+ * (a backtracking RegExp takes exponential time on '**' repeated or many '*'): `*` matches within one
+ * segment, `?` one character of a segment, `**` as a whole segment any number of segments (also
+ * none), and `{a,b}` either alternative. Every other character is literal.
  */
-export function globToRegExp(pattern: string): RegExp {
+export function globToRegExp(pattern: string): LinearRegex {
   let source = '';
   let inBraces = false;
   for (let i = 0; i < pattern.length; i++) {
@@ -33,7 +35,7 @@ export function globToRegExp(pattern: string): RegExp {
       source += ')';
     } else source += regexSpecial.test(c) ? `\\${c}` : c;
   }
-  return new RegExp(`^${source}$`);
+  return compileLinearRegex(`^${source}$`, `glob ${quoteForMessage(pattern)} as the regular expression`);
 }
 
 function checkPattern(pattern: unknown, what: string): string {

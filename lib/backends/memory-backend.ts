@@ -1,8 +1,10 @@
 import { countLines, utf8Bytes } from '../text.js';
-import { type Backend, BackendError, type FileInfo, type GrepMatch } from './backend.js';
+import { type Backend, BackendError, type FileInfo, type GrepMatches, type GrepOptions } from './backend.js';
 import { fileFilter, globMatcher } from './glob.js';
+import { GrepSearch } from './grep-search.js';
+import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { compilePattern, grepText, type ReadOptions, readLines } from './text-file.js';
+import { type ReadOptions, readLines } from './text-file.js';
 
 interface StoredFile {
   text: string;
@@ -51,15 +53,15 @@ export class MemoryBackend implements Backend {
     return countLines(this.#get(normalizePath(path)).text);
   }
 
-  async grep(pattern: string, options: { path?: string; glob?: string } = {}): Promise<GrepMatch[]> {
-    const regex = compilePattern(pattern);
+  async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {
+    const search = new GrepSearch(compileLinearRegex(pattern), options);
     const dir = this.#existing(options.path);
     const include = options.glob === undefined ? (p: string) => isWithin(p, dir) : fileFilter(options.glob, dir);
-    const matches: GrepMatch[] = [];
     for (const path of this.#sortedPaths()) {
-      if (include(path)) grepText(path, this.#files.get(path)!.text, regex, matches);
+      if (search.stopped) break;
+      if (include(path)) await search.searchText(path, this.#files.get(path)!.text);
     }
-    return matches;
+    return search.result();
   }
 
   async glob(pattern: string, options: { path?: string } = {}): Promise<FileInfo[]> {

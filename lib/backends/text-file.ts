@@ -1,8 +1,8 @@
 // The per-file halves of the Backend contract, shared by every backend that holds whole texts
 // (MemoryBackend, the offload's read-only backend), so they read and search alike.
-import { checkInteger, quoteForMessage } from '../checks.js';
+import { checkInteger } from '../checks.js';
 import { countLines, sliceLines } from '../text.js';
-import { type Backend, BackendError, type GrepMatch } from './backend.js';
+import { type Backend, BackendError } from './backend.js';
 
 export interface ReadOptions {
   offset?: number;
@@ -40,36 +40,6 @@ export function pastTheEnd(path: string, offset: number, lines: number): Backend
     'invalid-argument',
     `offset ${offset} is past the end: the file has ${lines} line${lines === 1 ? '' : 's'} (${path})`,
   );
-}
-
-/** A grep pattern as a JS RegExp; an empty or invalid one is BackendError('invalid-argument') naming it. */
-export function compilePattern(pattern: unknown): RegExp {
-  if (typeof pattern !== 'string' || pattern === '') {
-    throw new BackendError(
-      'invalid-argument',
-      `grep pattern must be a non-empty string, got ${quoteForMessage(pattern)}`,
-    );
-  }
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new BackendError(
-      'invalid-argument',
-      `invalid regular expression ${quoteForMessage(pattern)}: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** Appends to `into` every line of `text` that `regex` (not global) matches, numbered from 1. */
-export function grepText(path: string, text: string, regex: RegExp, into: GrepMatch[]): void {
-  let start = 0;
-  for (let line = 1; start < text.length; line++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const content = text.slice(start, end);
-    if (regex.test(content)) into.push({ path, line, text: content });
-    start = end + 1;
-  }
 }
 
 /**

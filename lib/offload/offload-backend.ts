@@ -1,7 +1,9 @@
-import { type Backend, BackendError, type FileInfo, type GrepMatch } from '../backends/backend.js';
+import { type Backend, BackendError, type FileInfo, type GrepMatches, type GrepOptions } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
+import { GrepSearch } from '../backends/grep-search.js';
+import { compileLinearRegex } from '../backends/linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
-import { checkReadOptions, compilePattern, grepText, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
+import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
 import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
 import { isValidResultKey, offloadMount } from './result-path.js';
 
@@ -104,17 +106,17 @@ export class OffloadBackend implements Backend {
     return file;
   }
 
-  async grep(pattern: string, options?: { path?: string; glob?: string }): Promise<GrepMatch[]> {
-    const regex = compilePattern(pattern);
+  async grep(pattern: string, options?: GrepOptions): Promise<GrepMatches> {
+    const search = new GrepSearch(compileLinearRegex(pattern), options);
     const dir = this.#check(options?.path ?? '/');
     const wanted = options?.glob === undefined ? () => true : fileFilter(options.glob, dir);
-    const matches: GrepMatch[] = [];
     if (dir !== '/') {
       // One named file: an evicted or missing one is an error, not an empty result.
-      if (wanted(dir)) grepText(dir, await this.#text(dir), regex, matches);
-      return matches;
+      if (wanted(dir)) await search.searchText(dir, await this.#text(dir));
+      return search.result();
     }
     for (const entry of await this.#entries()) {
+      if (search.stopped) break;
       const file = `/${entry.key}`;
       if (!isWithin(file, dir) || !wanted(file)) continue;
       let text: string;
@@ -125,9 +127,9 @@ export class OffloadBackend implements Backend {
         if (error instanceof BackendError && (error.code === 'evicted' || error.code === 'not-found')) continue;
         throw error;
       }
-      grepText(file, text, regex, matches);
+      await search.searchText(file, text);
     }
-    return matches;
+    return search.result();
   }
 
   async glob(pattern: string, options?: { path?: string }): Promise<FileInfo[]> {

@@ -66,13 +66,13 @@ describe('MemoryBackend', () => {
   it('grep finds matching lines (1-based), under a path and through a glob filter', async () => {
     const backend = files();
     expect(await backend.grep('^(alpha|gamma)$')).toEqual([
-      { path: '/notes.txt', line: 1, text: 'alpha' },
-      { path: '/notes.txt', line: 3, text: 'gamma' },
+      { path: '/notes.txt', line: 1, text: 'alpha', column: 1 },
+      { path: '/notes.txt', line: 3, text: 'gamma', column: 1 },
     ]);
     expect(await backend.grep('e', { path: '/docs' })).toEqual([
-      { path: '/docs/api/ref.md', line: 1, text: 'ref' },
-      { path: '/docs/guide.md', line: 1, text: '# Guide' },
-      { path: '/docs/guide.md', line: 2, text: 'use read_file' },
+      { path: '/docs/api/ref.md', line: 1, text: 'ref', column: 2 },
+      { path: '/docs/guide.md', line: 1, text: '# Guide', column: 7 },
+      { path: '/docs/guide.md', line: 2, text: 'use read_file', column: 3 },
     ]);
     expect((await backend.grep('e', { glob: '*.txt' })).map((m) => m.path)).toEqual(['/notes.txt']);
     expect((await backend.grep('e', { path: '/docs', glob: 'api/*.md' })).map((m) => m.path)).toEqual([

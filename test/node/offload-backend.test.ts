@@ -51,14 +51,14 @@ describe('OffloadBackend', () => {
 
   it('greps this thread’s results with line numbers from 1, and one file by path', async () => {
     expect(await backend.grep('needle')).toEqual([
-      { path: '/alpha', line: 61, text: 'needle in alpha' },
-      { path: '/beta', line: 71, text: 'another needle é' },
+      { path: '/alpha', line: 61, text: 'needle in alpha', column: 1 },
+      { path: '/beta', line: 71, text: 'another needle é', column: 9 },
     ]);
     expect(await backend.grep('needle', { path: '/beta' })).toEqual([
-      { path: '/beta', line: 71, text: 'another needle é' },
+      { path: '/beta', line: 71, text: 'another needle é', column: 9 },
     ]);
     expect(await backend.grep('needle', { glob: 'al*' })).toEqual([
-      { path: '/alpha', line: 61, text: 'needle in alpha' },
+      { path: '/alpha', line: 61, text: 'needle in alpha', column: 1 },
     ]);
     expect(await backend.grep('no such thing')).toEqual([]);
   });

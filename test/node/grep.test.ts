@@ -1,0 +1,79 @@
+// grep and glob in linear time, bounded and yielding (issue 12), on the backends that run in Node;
+// test/browser/grep.test.ts runs the same contract on IndexedDB.
+
+import { describe, expect, it } from 'vitest';
+import { CompositeBackend } from '../../lib/backends/composite-backend.js';
+import { fileTools } from '../../lib/backends/file-tools.js';
+import { MemoryBackend } from '../../lib/backends/memory-backend.js';
+import type { ToolOutcome } from '../../lib/runtime/outcome.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { grepContract, offloadBackendWith } from '../browser/grep-contract.js';
+import { toolContext } from './offload-fixtures.js';
+
+grepContract('MemoryBackend', async (files) => new MemoryBackend(files));
+grepContract('OffloadBackend over MemoryOffloadStore', (files) => offloadBackendWith(new MemoryOffloadStore(), files));
+
+async function grepTool(
+  backend: MemoryBackend | CompositeBackend,
+  args: Record<string, unknown>,
+): Promise<ToolOutcome | string> {
+  const grep = fileTools(backend).find((t) => t.name === 'grep')!;
+  return (await grep.execute(args, toolContext())) as ToolOutcome | string;
+}
+
+describe('the grep tool', () => {
+  it('says the pattern syntax and limits in its description', () => {
+    const grep = fileTools(new MemoryBackend()).find((t) => t.name === 'grep')!;
+    expect(grep.description).toContain('linear-time engine (RE2)');
+    expect(grep.description).toContain('backreferences (\\1) and lookahead/lookbehind are not supported');
+    expect(grep.description).toContain('(?i)');
+    expect(grep.description).toContain('at most 1,000,000 lines');
+  });
+
+  it('answers the catastrophic pattern through the tool, and an unsupported one is an error saying why', async () => {
+    const backend = new MemoryBackend({ '/page.html': `${'a'.repeat(32)}b\n${'a'.repeat(32)}\n` });
+    expect(await grepTool(backend, { pattern: '(a+)+$' })).toBe(`/page.html:2: ${'a'.repeat(32)}`);
+    const error = (await grepTool(backend, { pattern: '(a)\\1' })) as ToolOutcome;
+    expect(error.type).toBe('error');
+    expect(error.type === 'error' && error.message).toMatch(/^grep pattern "\(a\)\\\\1" uses a backreference/);
+  });
+
+  it('says when the line limit stopped the search, where, and how to narrow it', async () => {
+    const backend = new MemoryBackend({ '/big.txt': 'a\n'.repeat(1_000_000), '/z.txt': 'needle\n' });
+    const out = await grepTool(backend, { pattern: 'needle' });
+    expect(out).toBe(
+      '[search stopped after scanning 1,000,000 lines, before line 1 of /z.txt; 0 matches up to there (0 shown): ' +
+        'narrow the search with path or glob, or a more specific pattern, e.g. path=/z.txt]',
+    );
+    expect(await grepTool(backend, { pattern: 'needle', path: '/z.txt' })).toBe('/z.txt:1: needle');
+  });
+
+  it('shows the text around the match in a long line from the column the backend found', async () => {
+    const line = `${'x'.repeat(300_000)}NEEDLE${'y'.repeat(300_000)}`;
+    const out = await grepTool(new MemoryBackend({ '/one.json': line }), { pattern: 'NEEDLE' });
+    expect(out).toMatch(/^\/one\.json:1: …x+NEEDLEy+…$/);
+  });
+});
+
+describe('CompositeBackend grep limits', () => {
+  it('keeps the first maxMatches in path order across routes and says where it stopped, with whole paths', async () => {
+    const routed = new MemoryBackend({ '/r.txt': 'hit\n'.repeat(5) });
+    const composite = new CompositeBackend(new MemoryBackend({ '/a.txt': 'hit\n'.repeat(5), '/z.txt': 'hit\n' }), {
+      '/m/': routed,
+    });
+    const found = await composite.grep('hit', { maxMatches: 7 });
+    expect(found.map((m) => `${m.path}:${m.line}`)).toEqual([
+      '/a.txt:1',
+      '/a.txt:2',
+      '/a.txt:3',
+      '/a.txt:4',
+      '/a.txt:5',
+      '/m/r.txt:1',
+      '/m/r.txt:2',
+    ]);
+    expect(found.stopped).toEqual({ reason: 'max-matches', path: '/m/r.txt', line: 2 });
+    const scanned = await composite.grep('hit', { maxLines: 3 });
+    expect(scanned.stopped).toEqual({ reason: 'max-lines', path: '/a.txt', line: 4 });
+    expect((await composite.grep('hit')).stopped).toBeUndefined();
+  });
+});
