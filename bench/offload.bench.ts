@@ -9,6 +9,7 @@ import type { HookContext, StateKey } from '../lib/runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../lib/runtime/model.js';
 import { type Tool, type ToolContext, tool } from '../lib/runtime/tool.js';
 import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.js';
+import { type Blocking, blockingWhile, longest } from './blocking.js';
 import { randomLines, TextPool } from './random-text.js';
 import { type BenchResult, interleaved, median, record, timed } from './record.js';
 
@@ -125,47 +126,6 @@ it('wrap-model-call-2mib-ms: wrapModelCall on a 200-message request holding 2 Mi
     detail: `ToolOutputOffload.wrapModelCall, 200 messages (100 tool results, 2 MiB of text, one over the threshold and cut), no summary in state, median of ${RUNS} runs of 10 calls`,
   });
 });
-
-/** How long the main thread was blocked while `work` ran. */
-interface Blocking {
-  /** The longest 'longtask' entry (the API reports tasks of 50 ms or more), 0 when none. */
-  longestTask: number;
-  longTasks: number;
-  /** The longest gap between the ticks of a timer chain: bounds the longest task even under 50 ms. */
-  longestGap: number;
-  ms: number;
-}
-
-async function blockingWhile(work: () => Promise<void>): Promise<Blocking> {
-  // Let the caller's task end first: work it did before this call (making the text pool) is not measured.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  const entries: PerformanceEntry[] = [];
-  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
-  observer.observe({ type: 'longtask', buffered: true });
-  let ticking = true;
-  let last = performance.now();
-  let longestGap = 0;
-  const tick = () => {
-    const now = performance.now();
-    longestGap = Math.max(longestGap, now - last);
-    last = now;
-    if (ticking) setTimeout(tick, 0);
-  };
-  setTimeout(tick, 0);
-  const start = performance.now();
-  await work();
-  const end = performance.now();
-  // Long task entries arrive after their task ended.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  ticking = false;
-  entries.push(...observer.takeRecords());
-  observer.disconnect();
-  const during = entries.filter((task) => task.startTime + task.duration >= start && task.startTime <= end);
-  const longestTask = Math.max(0, ...during.map((task) => task.duration));
-  return { longestTask, longTasks: during.length, longestGap, ms: end - start };
-}
-
-const longest = (b: Blocking) => Math.max(b.longestTask, b.longestGap);
 
 it('longest-task-ms: the longest main-thread task while storing 100 results of 1 MiB', async () => {
   const ROUNDS = 3;

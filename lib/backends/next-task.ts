@@ -1,10 +1,12 @@
 // Long searches give the page back between slices of work: a new task lets input, rendering and
-// timers run. A MessageChannel message is a task without setTimeout's 4 ms clamp on nested timers
-// (HTML: timer initialisation steps), so hundreds of slices cost milliseconds, not seconds. Node
-// delivers port messages back to back before its timers, so there setImmediate is the next task.
+// timers run. Browsers: a MessageChannel message is a task without setTimeout's 4 ms clamp on nested
+// timers (HTML: timer initialisation steps), but Chromium may run such messages back to back ahead
+// of due timers, so every other yield is a timer, set from a message task (so never nested, never
+// clamped). Node delivers port messages before its timers too; there setImmediate is the next task.
 
 let channel: MessageChannel | undefined;
 const waiting: Array<() => void> = [];
+let viaTimer = false;
 
 function post(resolve: () => void): void {
   if (!channel) {
@@ -18,8 +20,9 @@ function post(resolve: () => void): void {
 /** Resolves in a later task of the event loop. */
 export function nextTask(): Promise<void> {
   return new Promise((resolve) => {
+    viaTimer = !viaTimer;
     if (typeof setImmediate === 'function') setImmediate(resolve);
-    else if (typeof MessageChannel === 'function') post(resolve);
+    else if (typeof MessageChannel === 'function' && !viaTimer) post(resolve);
     else setTimeout(resolve, 0);
   });
 }

@@ -27,9 +27,12 @@ export function capFileToolPage(text: string, thresholdTokens: number): string {
   const keepLast = lines.length > 1 && last.startsWith('[');
   const body = keepLast ? lines.slice(0, -1) : lines;
   const tail = keepLast ? `\n${cutToChars(last, maxContinuationChars)}` : '';
-  // Measured with the largest numbers the note can hold, so the page fits whatever is shown.
-  const room =
-    charsWithin(thresholdTokens) - capNote(body.length, body.length, thresholdTokens, 10 ** 15).length - tail.length;
+  // Measured with the longer of its two forms and the largest numbers it can hold, so the page fits whatever is shown.
+  const noteChars = Math.max(
+    capNote(body.length, body.length, thresholdTokens, 10 ** 15).length,
+    capNote(body.length, body.length, thresholdTokens, undefined).length,
+  );
+  const room = charsWithin(thresholdTokens) - noteChars - tail.length;
   const shown: string[] = [];
   let used = 0;
   for (const line of body) {
