@@ -1,15 +1,11 @@
+import { chosenModel, type ModelSettings } from '../examples/shared/model-choice.js';
+import { type Progress, progressReporter } from '../examples/shared/progress.js';
+import { readingFileTools } from '../examples/shared/reading-tools.js';
 import {
   type Agent,
-  CompositeBackend,
   createAgent,
-  fileTools,
   IndexedDbCheckpointer,
   IndexedDbOffloadStore,
-  MemoryBackend,
-  type Message,
-  type Middleware,
-  type Model,
-  openAICompatibleModel,
   ToolOutputOffload,
 } from '../lib/index.js';
 import { demoTools } from './demo-tools.js';
@@ -25,7 +21,7 @@ export const store = new IndexedDbOffloadStore({ name: 'tool-output-offload-demo
 export const checkpointer = new IndexedDbCheckpointer({ name: 'tool-output-offload-demo-threads' });
 export const offload = new ToolOutputOffload({ maxTotalBytes, maxResultBytes, store });
 
-export type ModelSettings = { kind: 'offline' } | { kind: 'openai'; baseUrl: string; model: string; apiKey: string };
+export type { ModelSettings };
 
 const systemPrompt = [
   'You are the assistant of a small online shop, in a demo of tool-output-offload.',
@@ -34,53 +30,11 @@ const systemPrompt = [
   'Answer briefly, and say which stored results you read.',
 ].join('\n');
 
-/** Only the reading file tools: the mount is read-only, and the demo keeps no other files. */
-const readingTools = new Set(['read_file', 'ls', 'grep', 'glob']);
-
-export interface Progress {
-  /** The thread so far, before each model step (tool results of the step before included). */
-  onStep(messages: readonly Message[]): void;
-  /** A tool call started or ended. */
-  onTool(name: string, running: boolean): void;
-}
-
-/** Reports the run's progress to the page: outermost, and writing no state. */
-function progressReporter(progress: Progress): Middleware {
-  return {
-    name: 'DemoProgress',
-    async wrapModelCall(request, next, context) {
-      progress.onStep(context.messages);
-      return next(request);
-    },
-    async wrapToolCall(request, next) {
-      progress.onTool(request.call.name, true);
-      try {
-        return await next(request);
-      } finally {
-        progress.onTool(request.call.name, false);
-      }
-    },
-  };
-}
-
-function modelFor(settings: ModelSettings): Model {
-  if (settings.kind === 'offline') return offlineModel();
-  return openAICompatibleModel({
-    baseUrl: settings.baseUrl,
-    model: settings.model,
-    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-  });
-}
-
 /** The demo's agent: the chosen model, the demo tools plus file tools over the offload's mount. */
 export function buildAgent(settings: ModelSettings, progress: Progress): Agent {
-  const empty = new MemoryBackend();
-  const files = fileTools(
-    (context) => new CompositeBackend(empty, { [ToolOutputOffload.mount]: offload.backend(context.threadId) }),
-  ).filter((t) => readingTools.has(t.name));
   return createAgent({
-    model: modelFor(settings),
-    tools: [...demoTools(), ...files],
+    model: chosenModel(settings, offlineModel),
+    tools: [...demoTools(), ...readingFileTools(offload)],
     middleware: [progressReporter(progress), offload],
     systemPrompt,
     checkpointer,

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Message, RunResult } from '../lib/index.js';
+import { Conversation } from '../examples/shared/conversation.js';
+import { type Message, type RunResult, ToolOutputOffload } from '../lib/index.js';
 import { buildAgent, checkpointer, type ModelSettings, store } from './agent-setup.js';
-import { Conversation } from './conversation.js';
 import { ModelSettingsBox } from './model-settings.js';
 import { currentThread, loadModelSettings, runMarker, saveModelSettings, startNewThread } from './saved-settings.js';
 
@@ -38,6 +38,21 @@ function RunStatus({ state, onRetry }: { state: RunState; onRetry(): void }) {
     </div>
   );
 }
+
+/** What the empty thread shows: the offline scenario. */
+const intro = (
+  <>
+    <p>
+      <strong>Try the offline scenario:</strong> send any message. The scripted model searches a day of logs (≈ 600 KB)
+      and fetches a 2.3 MB changelog in parallel, reads parts back with <code>read_file</code> and <code>grep</code>,
+      then fetches enough to go over the store's 3 MiB bound.
+    </p>
+    <p class="muted">
+      Results over the threshold are stored under <code>{ToolOutputOffload.mount}</code>; the model (and this page) sees
+      only a header and the first lines. The inspector on the right shows what is stored.
+    </p>
+  </>
+);
 
 /** The chat: the thread, the composer, the model settings; the inspector is mounted beside it. */
 export function App() {
@@ -142,7 +157,7 @@ export function App() {
           setSettings(next);
         }}
       />
-      <Conversation messages={messages}>
+      <Conversation messages={messages} intro={intro}>
         <RunStatus state={state} onRetry={() => go((signal) => agent.recover(threadId, { signal }))} />
       </Conversation>
       <form

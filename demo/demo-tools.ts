@@ -1,21 +1,6 @@
+import { delay } from '../examples/shared/offline-turn.js';
 import { type Tool, ToolOutcome, tool } from '../lib/index.js';
 import { pageText, searchLogs } from './generated-data.js';
-
-/** Waits like a network call would, and stops when the run is aborted. */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** Simulated latencies: the log search answers before the page fetch, as a local index would. */
 const latency = { search: 150, fetch: 450 };

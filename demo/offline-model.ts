@@ -1,5 +1,6 @@
-import { type Message, type Model, type ModelReply, type ToolCall, ToolOutputOffload } from '../lib/index.js';
-import { delay } from './demo-tools.js';
+import { calls, offlineScriptedModel, storedPath, type Turn, textOf } from '../examples/shared/offline-turn.js';
+import type { Model, ModelReply } from '../lib/index.js';
+import { ToolOutputOffload } from '../lib/index.js';
 import { knownPages } from './generated-data.js';
 
 // The default model of the demo: offline and scripted, yet a pure function of the request it gets
@@ -7,44 +8,6 @@ import { knownPages } from './generated-data.js';
 
 const [changelogUrl, referenceUrl] = Object.keys(knownPages) as [string, string];
 const thinkingMs = 200;
-
-type ToolMessage = Extract<Message, { role: 'tool' }>;
-
-const textOf = (message: Message) =>
-  message.content
-    .filter((p) => p.type === 'text')
-    .map((p) => p.text)
-    .join('\n');
-
-/** The stored path named in an offloaded result's header, if the result was offloaded. */
-function storedPath(message: ToolMessage | undefined): string | undefined {
-  if (!message) return undefined;
-  const escaped = ToolOutputOffload.mount.replace(/[/]/g, '\\/');
-  return new RegExp(`^Path: (${escaped}[A-Za-z0-9_-]+)$`, 'm').exec(textOf(message))?.[1];
-}
-
-function calls(...list: Array<[string, Record<string, unknown>]>): ToolCall[] {
-  return list.map(([name, args], i) => ({ id: `call_${i + 1}`, name, args }));
-}
-
-/** What happened in this turn so far: its tool results, by tool name (the last one of each). */
-class Turn {
-  readonly step: number;
-  readonly results: ToolMessage[];
-  constructor(readonly messages: readonly Message[]) {
-    this.step = messages.filter((m) => m.role === 'assistant').length;
-    this.results = messages.filter((m): m is ToolMessage => m.role === 'tool');
-  }
-  first(toolName: string): ToolMessage | undefined {
-    return this.results.find((m) => m.toolName === toolName);
-  }
-  last(toolName: string): ToolMessage | undefined {
-    return this.results.filter((m) => m.toolName === toolName).at(-1);
-  }
-  get offloaded(): number {
-    return this.results.filter((m) => storedPath(m) !== undefined).length;
-  }
-}
 
 /** The first turn of a thread: large results in parallel, read back, then enough to hit the bound. */
 function firstTurn(turn: Turn): ModelReply {
@@ -156,13 +119,8 @@ function laterTurn(turn: Turn, question: string): ModelReply {
 
 /** The demo's offline model: replays the scenario step that fits the conversation it is shown. */
 export function offlineModel(): Model {
-  return async (request, { signal }) => {
-    await delay(thinkingMs, signal);
-    let lastUser = request.messages.length - 1;
-    while (lastUser >= 0 && request.messages[lastUser]!.role !== 'user') lastUser--;
-    if (lastUser === -1) return { content: 'Send me a message to start.' };
-    const turn = new Turn(request.messages.slice(lastUser + 1));
-    const userTurns = request.messages.filter((m) => m.role === 'user').length;
-    return userTurns === 1 ? firstTurn(turn) : laterTurn(turn, textOf(request.messages[lastUser]!));
-  };
+  return offlineScriptedModel(
+    ({ turn, question, userTurns }) => (userTurns === 1 ? firstTurn(turn) : laterTurn(turn, question)),
+    thinkingMs,
+  );
 }

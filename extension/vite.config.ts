@@ -1,27 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { build, defineConfig, type Plugin } from 'vite';
+import { manifestWithVersion } from './manifest-plugin.js';
 
 // Builds the unpacked MV3 extension into dist-extension/ (npm run build:extension).
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('..', import.meta.url));
-
-/** manifest.json, with the package's version. */
-function manifest(): Plugin {
-  return {
-    name: 'extension-manifest',
-    generateBundle() {
-      const { version } = JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { version: string };
-      const json = JSON.parse(readFileSync(`${here}manifest.json`, 'utf8')) as Record<string, unknown>;
-      this.emitFile({
-        type: 'asset',
-        fileName: 'manifest.json',
-        source: `${JSON.stringify({ ...json, version }, null, 2)}\n`,
-      });
-    },
-  };
-}
 
 /**
  * Content scripts cannot be ES modules: after the main build, the content script is built on its
@@ -60,7 +44,7 @@ export default defineConfig({
   root: here,
   base: './',
   publicDir: false,
-  plugins: [preact(), manifest(), contentScript()],
+  plugins: [preact(), manifestWithVersion(`${here}manifest.json`), contentScript()],
   build: {
     outDir: `${repo}dist-extension`,
     emptyOutDir: true,

@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { type ContentPart, type Message, type ToolCall, ToolOutputOffload } from '../lib/index.js';
+import type { ContentPart, Message, ToolCall } from '../../lib/index.js';
+import './conversation.css';
 
-// The thread as the page shows it. Everything from a model or a tool is rendered as text (Preact
+// The thread as the demo and the extension agent show it. Everything from a model or a tool is rendered as text (Preact
 // escapes it), never as HTML.
 
 /** Lines of a tool result shown before "Show all". */
@@ -82,24 +83,21 @@ function Bubble({ message }: { message: Message }) {
   );
 }
 
-export function Conversation({ messages, children }: { messages: readonly Message[]; children?: ComponentChildren }) {
+/** The thread; `intro` is shown while it is empty. */
+export function Conversation({
+  messages,
+  intro,
+  children,
+}: {
+  messages: readonly Message[];
+  intro: ComponentChildren;
+  children?: ComponentChildren;
+}) {
   const end = useRef<HTMLDivElement>(null);
   useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [messages.length, children]);
   return (
     <section class="conversation" aria-label="Conversation" aria-live="polite">
-      {messages.length === 0 && (
-        <div class="intro">
-          <p>
-            <strong>Try the offline scenario:</strong> send any message. The scripted model searches a day of logs (≈
-            600 KB) and fetches a 2.3 MB changelog in parallel, reads parts back with <code>read_file</code> and{' '}
-            <code>grep</code>, then fetches enough to go over the store's 3 MiB bound.
-          </p>
-          <p class="muted">
-            Results over the threshold are stored under <code>{ToolOutputOffload.mount}</code>; the model (and this
-            page) sees only a header and the first lines. The inspector on the right shows what is stored.
-          </p>
-        </div>
-      )}
+      {messages.length === 0 && <div class="intro">{intro}</div>}
       {messages.map((message) => (
         <Bubble key={message.id} message={message} />
       ))}

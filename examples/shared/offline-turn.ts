@@ -1,0 +1,83 @@
+import { type Message, type Model, type ModelReply, type ToolCall, ToolOutputOffload } from '../../lib/index.js';
+
+// The pieces of an offline scripted model, shared by the demo and the extension agent. Such a model
+// is a pure function of the request it gets (like a real model), so a reload, a restarted service
+// worker or `agent.recover` continues a turn exactly where it stopped.
+
+export type ToolMessage = Extract<Message, { role: 'tool' }>;
+
+/** Waits like a network call would, and stops when the run is aborted. */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/** A message's text parts, joined. */
+export const textOf = (message: Message) =>
+  message.content
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n');
+
+/** The stored path named in an offloaded result's header, if the result was offloaded. */
+export function storedPath(message: ToolMessage | undefined): string | undefined {
+  if (!message) return undefined;
+  const escaped = ToolOutputOffload.mount.replace(/[/]/g, '\\/');
+  return new RegExp(`^Path: (${escaped}[A-Za-z0-9_-]+)$`, 'm').exec(textOf(message))?.[1];
+}
+
+/** Tool calls with ids call_1, call_2, … in the order given. */
+export function calls(...list: Array<[string, Record<string, unknown>]>): ToolCall[] {
+  return list.map(([name, args], i) => ({ id: `call_${i + 1}`, name, args }));
+}
+
+/** What happened in this turn so far: its tool results, by tool name. */
+export class Turn {
+  readonly step: number;
+  readonly results: ToolMessage[];
+  constructor(readonly messages: readonly Message[]) {
+    this.step = messages.filter((m) => m.role === 'assistant').length;
+    this.results = messages.filter((m): m is ToolMessage => m.role === 'tool');
+  }
+  first(toolName: string): ToolMessage | undefined {
+    return this.results.find((m) => m.toolName === toolName);
+  }
+  last(toolName: string): ToolMessage | undefined {
+    return this.results.filter((m) => m.toolName === toolName).at(-1);
+  }
+  get offloaded(): number {
+    return this.results.filter((m) => storedPath(m) !== undefined).length;
+  }
+}
+
+/** What the script is told: the turn so far, the user's message, and how many user messages the thread has. */
+export interface ScriptInput {
+  turn: Turn;
+  question: string;
+  userTurns: number;
+}
+
+/** A model that "thinks" for `thinkingMs`, then replies with what `script` says for the turn it is shown. */
+export function offlineScriptedModel(script: (input: ScriptInput) => ModelReply, thinkingMs: number): Model {
+  return async (request, { signal }) => {
+    await delay(thinkingMs, signal);
+    let lastUser = request.messages.length - 1;
+    while (lastUser >= 0 && request.messages[lastUser]!.role !== 'user') lastUser--;
+    if (lastUser === -1) return { content: 'Send me a message to start.' };
+    return script({
+      turn: new Turn(request.messages.slice(lastUser + 1)),
+      question: textOf(request.messages[lastUser]!),
+      userTurns: request.messages.filter((m) => m.role === 'user').length,
+    });
+  };
+}
