@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { Composer } from '../examples/shared/composer.js';
 import { Conversation } from '../examples/shared/conversation.js';
+import { ModelSettingsBox } from '../examples/shared/model-settings.js';
 import { type Message, type RunResult, ToolOutputOffload } from '../lib/index.js';
 import { buildAgent, checkpointer, type ModelSettings, store } from './agent-setup.js';
-import { ModelSettingsBox } from './model-settings.js';
 import { currentThread, loadModelSettings, runMarker, saveModelSettings, startNewThread } from './saved-settings.js';
 
 type RunState =
@@ -60,7 +61,6 @@ export function App() {
   const [messages, setMessages] = useState<readonly Message[]>([]);
   const [state, setState] = useState<RunState>({ kind: 'loading' });
   const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
-  const [draft, setDraft] = useState('');
   const controller = useRef<AbortController>(undefined);
 
   const agent = useMemo(() => {
@@ -119,10 +119,7 @@ export function App() {
     // Only on a thread change: a model switch keeps the thread on screen as it is.
   }, [threadId]);
 
-  const send = () => {
-    const text = draft.trim();
-    if (!text || busy) return;
-    setDraft('');
+  const send = (text: string) => {
     setMessages((m) => [...m, { role: 'user', id: 'pending', content: [{ type: 'text', text }] }]);
     void go((signal) => agent.run(text, { threadId, signal }));
   };
@@ -152,6 +149,13 @@ export function App() {
       <ModelSettingsBox
         settings={settings}
         disabled={busy}
+        offlineName="offline scripted demo"
+        note={
+          <>
+            The key stays in this tab's sessionStorage only. The endpoint must allow requests from this page (CORS);
+            local servers such as Ollama (<code>http://127.0.0.1:11434/v1</code>) or LM Studio work.
+          </>
+        }
         onSave={(next) => {
           saveModelSettings(next);
           setSettings(next);
@@ -160,40 +164,18 @@ export function App() {
       <Conversation messages={messages} intro={intro}>
         <RunStatus state={state} onRetry={() => go((signal) => agent.recover(threadId, { signal }))} />
       </Conversation>
-      <form
-        class="composer"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send();
-        }}
-      >
-        <label for="message" class="composer-label">
-          Message
-        </label>
-        <textarea
-          id="message"
-          rows={3}
-          value={draft}
-          placeholder="e.g. Why did checkout fail yesterday?"
-          onInput={(e) => setDraft(e.currentTarget.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey) {
-              e.preventDefault();
-              send();
-            }
-          }}
-        />
-        <div class="actions">
-          {state.kind === 'running' ? (
+      <Composer
+        busy={busy}
+        placeholder="e.g. Why did checkout fail yesterday?"
+        onSend={send}
+        actions={
+          state.kind === 'running' ? (
             <button type="button" onClick={() => controller.current?.abort()}>
               Stop
             </button>
-          ) : null}
-          <button type="submit" disabled={busy || draft.trim() === ''}>
-            Send
-          </button>
-        </div>
-      </form>
+          ) : null
+        }
+      />
     </main>
   );
 }

@@ -29,6 +29,7 @@ export interface AgentChrome {
     readonly id: string;
     connect(info: { name: string }): ChromePort;
     readonly onConnect: ChromeEvent<[port: ChromePort]>;
+    readonly onStartup: ChromeEvent<[]>;
   };
   tabs: {
     query(info: { active?: boolean; lastFocusedWindow?: boolean }): Promise<TabInfo[]>;

@@ -54,6 +54,10 @@ chrome.runtime.onConnect.addListener((port) => {
   });
 });
 
+// Listening makes Chrome start the worker with the browser, so a run the browser's exit interrupted
+// continues then (the recovery below runs at every start, whatever started the worker).
+chrome.runtime.onStartup.addListener(() => undefined);
+
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch((error) => {
   console.warn('extension agent: the toolbar button cannot open the side panel', error);
 });

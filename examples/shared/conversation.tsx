@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ContentPart, Message, ToolCall } from '../../lib/index.js';
-import './conversation.css';
 
 // The thread as the demo and the extension agent show it. Everything from a model or a tool is rendered as text (Preact
 // escapes it), never as HTML.

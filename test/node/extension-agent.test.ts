@@ -1,12 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright';
+import type { BrowserContext, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error plain ESM helper shared with the npm scripts
-import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
 import { integrityOf, type OffloadDump } from '../browser/fixtures/idb-integrity.js';
-import { buildExtension, expectCspSafeExtension } from './fixtures/extension-build.js';
+import { buildExtension, expectCspSafeExtension, launchWithExtension } from './fixtures/extension-build.js';
 import { searchedWord, startLargePageServer } from './fixtures/large-page-server.js';
 
 /**
@@ -32,13 +30,7 @@ beforeAll(async () => {
   profileDir = mkdtempSync(join(tmpdir(), 'extension-agent-profile-'));
   buildExtension('examples/extension-agent/vite.config.ts', outDir);
   server = await startLargePageServer();
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: await findChromium(),
-    headless: true,
-    args: [...chromiumArgs, `--disable-extensions-except=${outDir}`, `--load-extension=${outDir}`],
-  });
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-  extensionId = new URL(worker.url()).host;
+  ({ context, extensionId } = await launchWithExtension(outDir, profileDir));
 }, 120_000);
 
 afterAll(async () => {

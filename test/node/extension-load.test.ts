@@ -2,11 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page, type Worker } from 'playwright';
+import type { BrowserContext, Page, Worker } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error plain ESM helper shared with the npm scripts
-import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
-import { buildExtension, expectCspSafeExtension } from './fixtures/extension-build.js';
+import { buildExtension, expectCspSafeExtension, launchWithExtension } from './fixtures/extension-build.js';
 import type { ExtensionPageApi } from './fixtures/extension-page.js';
 import { startPageServer } from './fixtures/page-server.js';
 
@@ -33,13 +31,7 @@ beforeAll(async () => {
   profileDir = mkdtempSync(join(tmpdir(), 'offload-profile-'));
   buildExtension('extension/vite.config.ts', outDir);
   server = await startPageServer();
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: await findChromium(),
-    headless: true,
-    args: [...chromiumArgs, `--disable-extensions-except=${outDir}`, `--load-extension=${outDir}`],
-  });
-  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-  extensionId = new URL(worker.url()).host;
+  ({ context, worker, extensionId } = await launchWithExtension(outDir, profileDir));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
 import { ToolOutputOffload } from '../../../lib/index.js';
+import { Composer } from '../../shared/composer.js';
 import { Conversation } from '../../shared/conversation.js';
 import { maxInputChars, type RunView, type ThreadUpdate } from '../chat-protocol.js';
 
@@ -44,47 +44,17 @@ interface ChatProps {
 
 /** The conversation, the run's status and the composer. */
 export function Chat({ thread, onSend, onContinue }: ChatProps) {
-  const [draft, setDraft] = useState('');
-  const busy = !thread || thread.run.state === 'running';
-  const send = () => {
-    const text = draft.trim();
-    if (!text || busy) return;
-    setDraft('');
-    onSend(text);
-  };
   return (
     <>
       <Conversation messages={thread?.messages ?? []} intro={intro}>
         {thread && <RunStatus run={thread.run} onContinue={onContinue} />}
       </Conversation>
-      <form
-        class="composer"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send();
-        }}
-      >
-        <label for="message" class="sr-only">
-          Message
-        </label>
-        <textarea
-          id="message"
-          rows={2}
-          maxLength={maxInputChars}
-          value={draft}
-          placeholder='e.g. What does this page say about "pricing"?'
-          onInput={(e) => setDraft(e.currentTarget.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey) {
-              e.preventDefault();
-              send();
-            }
-          }}
-        />
-        <button type="submit" disabled={busy || draft.trim() === ''}>
-          Send
-        </button>
-      </form>
+      <Composer
+        busy={!thread || thread.run.state === 'running'}
+        maxLength={maxInputChars}
+        placeholder='e.g. What does this page say about "pricing"?'
+        onSend={onSend}
+      />
     </>
   );
 }

@@ -3,15 +3,23 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { mountInspector } from '../../../inspector/index.js';
 import { IndexedDbOffloadStore } from '../../../lib/index.js';
+import type { ModelSettings } from '../../shared/model-choice.js';
+import { ModelSettingsBox } from '../../shared/model-settings.js';
 import { newThreadId, type ThreadUpdate } from '../chat-protocol.js';
 import { type AgentChrome, agentChrome } from '../chrome.js';
-import { maxTotalBytes, savedThread, saveThread, storeName } from '../settings.js';
+import {
+  loadModelSettings,
+  maxTotalBytes,
+  savedThread,
+  saveModelSettings,
+  saveThread,
+  storeName,
+} from '../settings.js';
 import { Chat } from './chat.js';
 import { ChatConnection, type LinkState } from './connection.js';
-import { ModelForm } from './model-form.js';
 import './sidepanel.css';
 
-type Tab = 'chat' | 'inspector' | 'model';
+type Tab = 'chat' | 'inspector';
 
 const linkText: Record<LinkState, string> = {
   connected: 'connected',
@@ -33,13 +41,20 @@ function Inspector() {
   return <div class="inspector" ref={host} />;
 }
 
-function App({ chrome, initialThread }: { chrome: AgentChrome; initialThread: string }) {
+interface AppProps {
+  chrome: AgentChrome;
+  initialThread: string;
+  initialSettings: ModelSettings;
+}
+
+function App({ chrome, initialThread, initialSettings }: AppProps) {
   const [tab, setTab] = useState<Tab>('chat');
   const [shown, setShown] = useState<ReadonlySet<Tab>>(new Set(['chat']));
   const [threadId, setThreadId] = useState(initialThread);
   const [thread, setThread] = useState<ThreadUpdate>();
   const [link, setLink] = useState<LinkState>('asleep');
   const [error, setError] = useState('');
+  const [settings, setSettings] = useState(initialSettings);
   const connection = useRef<ChatConnection>(undefined);
 
   useEffect(() => {
@@ -71,9 +86,9 @@ function App({ chrome, initialThread }: { chrome: AgentChrome; initialThread: st
     <main class="panel">
       <header>
         <div role="tablist">
-          {(['chat', 'inspector', 'model'] as const).map((name) => (
+          {(['chat', 'inspector'] as const).map((name) => (
             <button type="button" role="tab" aria-selected={tab === name} onClick={() => choose(name)} key={name}>
-              {name === 'chat' ? 'Chat' : name === 'inspector' ? 'Inspector' : 'Model'}
+              {name === 'chat' ? 'Chat' : 'Inspector'}
             </button>
           ))}
         </div>
@@ -90,6 +105,22 @@ function App({ chrome, initialThread }: { chrome: AgentChrome; initialThread: st
         </p>
       )}
       <section class="tab chat" hidden={tab !== 'chat'}>
+        <ModelSettingsBox
+          settings={settings}
+          disabled={thread?.run.state === 'running'}
+          offlineName="offline scripted model"
+          note={
+            <>
+              The key is kept in chrome.storage.session: in memory, gone when the browser closes (a run continued after
+              a restart of the browser needs it again). The worker calls the endpoint with the extension's host
+              permissions, so no CORS setup is needed.
+            </>
+          }
+          onSave={(next) => {
+            setSettings(next);
+            void saveModelSettings(chrome, next);
+          }}
+        />
         <Chat
           thread={thread}
           onSend={(text) => connection.current?.send(text)}
@@ -99,9 +130,6 @@ function App({ chrome, initialThread }: { chrome: AgentChrome; initialThread: st
       {/* Mounted when first shown, then kept: switching tabs keeps its selection and scroll. */}
       <section class="tab" hidden={tab !== 'inspector'}>
         {shown.has('inspector') && <Inspector />}
-      </section>
-      <section class="tab" hidden={tab !== 'model'}>
-        {shown.has('model') && <ModelForm chrome={chrome} />}
       </section>
     </main>
   );
@@ -121,7 +149,7 @@ async function start(): Promise<void> {
     threadId = newThreadId();
     await saveThread(chrome, threadId);
   }
-  render(<App chrome={chrome} initialThread={threadId} />, root);
+  render(<App chrome={chrome} initialThread={threadId} initialSettings={await loadModelSettings(chrome)} />, root);
 }
 
 void start();

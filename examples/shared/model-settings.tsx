@@ -1,14 +1,19 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { ModelSettings } from './agent-setup.js';
+import type { ModelSettings } from './model-choice.js';
 
 interface Props {
   settings: ModelSettings;
   disabled: boolean;
   onSave(settings: ModelSettings): void;
+  /** Where the key is kept and what the endpoint must allow, shown under the fields. */
+  note: ComponentChildren;
+  /** The summary line's name for the offline model. */
+  offlineName: string;
 }
 
 /** Chooses the model: the offline scripted one, or any OpenAI-compatible endpoint. */
-export function ModelSettingsBox({ settings, disabled, onSave }: Props) {
+export function ModelSettingsBox({ settings, disabled, onSave, note, offlineName }: Props) {
   const openai = settings.kind === 'openai' ? settings : undefined;
   const [kind, setKind] = useState(settings.kind);
   const [baseUrl, setBaseUrl] = useState(openai?.baseUrl ?? 'https://api.openai.com/v1');
@@ -16,7 +21,7 @@ export function ModelSettingsBox({ settings, disabled, onSave }: Props) {
   const [apiKey, setApiKey] = useState(openai?.apiKey ?? '');
   const [open, setOpen] = useState(false);
 
-  const summary = openai ? `${openai.model} at ${openai.baseUrl}` : 'offline scripted demo';
+  const summary = openai ? `${openai.model} at ${openai.baseUrl}` : offlineName;
   const submit = (event: Event) => {
     event.preventDefault();
     onSave(
@@ -72,10 +77,7 @@ export function ModelSettingsBox({ settings, disabled, onSave }: Props) {
                   placeholder="optional for local servers"
                 />
               </label>
-              <p class="muted">
-                The key stays in this tab's sessionStorage only. The endpoint must allow requests from this page (CORS);
-                local servers such as Ollama (<code>http://127.0.0.1:11434/v1</code>) or LM Studio work.
-              </p>
+              <p class="muted">{note}</p>
             </div>
           )}
           <button type="submit">Use this model</button>
