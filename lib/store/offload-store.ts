@@ -107,7 +107,8 @@ export interface LinesRead {
 export interface SettleOptions {
   /**
    * Staged results created (`createdAt`) before this time, whatever turn staged them: orphans of a
-   * tab that closed or crashed mid-turn. The middleware passes an hour ago.
+   * tab that closed or crashed mid-turn. The undo copies of turns that last changed the store before
+   * it go too (what those turns stored stays undoable). The middleware passes an hour ago.
    */
   stagedBefore?: number;
   /**

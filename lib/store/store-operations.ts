@@ -119,7 +119,7 @@ class ThreadChange {
   /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
   async finish(): Promise<AppliedChange> {
     this.write(this.tx.putThread(this.thread));
-    if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo(this.undo));
+    if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
     await Promise.all(this.#writes);
     for (const event of this.events) event.totalBytes = this.thread.totalBytes;
     return this.summary();
@@ -323,12 +323,15 @@ export async function settle(
   const turns = new Set(turnIds);
   for (const turnId of turns) {
     const undo = await tx.undo(threadId, turnId);
-    if (!undo) continue;
-    for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
-    // A turn that goes on keeps what restoreTurn needs to take back its own entries.
-    const stored = continuing ? undo.steps.filter((step) => step.kind === 'stored') : [];
-    if (stored.length > 0) await tx.putUndo({ ...undo, steps: stored });
-    else await tx.deleteUndo(threadId, turnId);
+    if (undo) await forgetUndo(tx, undo, continuing === true);
+  }
+  if (stagedBefore !== undefined) {
+    // Undo logs of turns whose tab closed or crashed (the state naming them maybe lost with it):
+    // their undo copies go; what they stored stays undoable, in case the turn is only slow.
+    for (const undo of await tx.undoOf(threadId)) {
+      const orphan = !turns.has(undo.turnId) && (undo.at ?? 0) < stagedBefore;
+      if (orphan && undo.steps.some((step) => step.kind === 'evicted')) await forgetUndo(tx, undo, true);
+    }
   }
   const failed = await failedKeys();
   await deleteStaged(
@@ -339,6 +342,14 @@ export async function settle(
       ((staged.turnId !== undefined && turns.has(staged.turnId)) ||
         (stagedBefore !== undefined && staged.createdAt < stagedBefore)),
   );
+}
+
+/** Deletes the turn's undo copies; keeps, when `continuing`, what restoreTurn needs to take back its own entries. */
+async function forgetUndo(tx: StoreTx, undo: UndoRecord, continuing: boolean): Promise<void> {
+  for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
+  const stored = continuing ? undo.steps.filter((step) => step.kind === 'stored') : [];
+  if (stored.length > 0) await tx.putUndo({ ...undo, steps: stored });
+  else await tx.deleteUndo(undo.threadId, undo.turnId);
 }
 
 export function checkSettle(turnIds: unknown, options: unknown): SettleOptions {

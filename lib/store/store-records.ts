@@ -35,6 +35,8 @@ export interface UndoRecord {
   threadId: string;
   turnId: string;
   steps: UndoStep[];
+  /** When the turn last changed the store; an older log is an orphan for `settle`'s `stagedBefore`. */
+  at?: number;
 }
 
 /**

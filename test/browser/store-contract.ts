@@ -346,6 +346,20 @@ export function storeContract(name: string, stores: ContractStores): void {
         );
       }));
 
+    it('settle with stagedBefore drops the undo copies of turns that last wrote before it; what they stored stays undoable', () =>
+      withStore(async (store) => {
+        const held = (store as OffloadStore & { heldText(threadId: string): Promise<HeldText> }).heldText.bind(store);
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 'crashed');
+        await store.settle('a', [], { stagedBefore: Date.now() - 60_000 });
+        expect(await held('a')).toEqual({ live: 60, undo: 60, staged: 0 });
+        await store.settle('a', [], { stagedBefore: Date.now() + 1000 });
+        expect(await held('a')).toEqual({ live: 60, undo: 0, staged: 0 });
+        await store.restoreTurn('a', 'crashed', 100);
+        expect(await store.list('a')).toEqual([]);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+      }));
+
     it('fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one', () =>
       withStore(async (store) => {
         await put(store, 'a', 'k1', 'x'.repeat(60));

@@ -2,7 +2,7 @@
 // against any store that reports what it holds (heldText): the memory store in Node and Chromium,
 // IndexedDB in Chromium. Every abort point is reached through a gate on a tool or a store method,
 // never a timer. Uses no Node API.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { joinText, type Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
@@ -173,6 +173,29 @@ export function turnEndScenarios(name: string, stores: TurnEndStores): void {
           expect(held.live + held.undo + held.staged).toBeLessThanOrEqual(maxTotalBytes);
         }
         expect((await store.evictions('t')).length).toBe(6);
+      }));
+
+    it("a turn cut off by a crash, its state lost: an hour on, the next turn drops the crashed turn's undo copies", () =>
+      withStore(async (store) => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        try {
+          const first = agentOn(store, scriptedModel([calls(emit('a'), emit('b')), reply()]));
+          await first.agent.run('go', { threadId: 't' });
+          // This run never ends (its tab is gone): it stored c, evicting a, and is never told its end.
+          const crashed = agentOn(store, scriptedModel([calls(emit('c'), ['slow', {}])]));
+          const stored = deferred();
+          const unsubscribe = store.subscribe((event) => event.type === 'stored' && stored.resolve());
+          void crashed.agent.run('go', { threadId: 't' });
+          await stored.promise;
+          unsubscribe();
+          expect(await store.heldText('t')).toEqual({ live: 2 * size, undo: size, staged: 0 });
+          vi.setSystemTime(Date.now() + 2 * 60 * 60 * 1000);
+          const next = agentOn(store, scriptedModel([reply()]));
+          expect((await next.agent.run('hello', { threadId: 't' })).status).toBe('completed');
+          expect(await store.heldText('t')).toEqual({ live: 2 * size, undo: 0, staged: 0 });
+        } finally {
+          vi.useRealTimers();
+        }
       }));
 
     it('a run aborted while a tool runs (ignoring its signal) stages nothing from it', () =>
