@@ -8,7 +8,7 @@ import { errorMessage } from './failure.js';
  *
  * The runtime's own types: 'run-started' { call }, 'model-call' { step, messages, toolCalls, ms },
  * 'tool-call' { toolName, callId, idempotencyKey, approved, outcome }, 'state-applied' { keys },
- * 'run-ended' { status, reason? }.
+ * 'end-turn-failed' { key, status, reason } (a state key's endTurn threw), 'run-ended' { status, reason? }.
  */
 export interface RunEvent {
   type: string;
