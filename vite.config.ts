@@ -12,13 +12,22 @@ export default defineConfig({
         testing: 'lib/testing.ts',
         inspector: 'inspector/index.ts',
         langchain: 'adapters/langchain/index.ts',
+        'ai-sdk': 'adapters/ai-sdk/index.ts',
       },
       formats: ['es'],
     },
     sourcemap: true,
     rolldownOptions: {
-      // Runtime dependencies stay external so the app's bundler dedupes them.
-      external: [/^preact(\/.*)?$/, 'idb', /^@cfworker\//, /^@tanstack\//, /^langchain(\/.*)?$/, /^@langchain\//],
+      // Runtime and peer dependencies stay external so the app's bundler dedupes them.
+      external: [
+        /^preact(\/.*)?$/,
+        'idb',
+        /^@cfworker\//,
+        /^@tanstack\//,
+        /^ai(\/.*)?$/,
+        /^langchain(\/.*)?$/,
+        /^@langchain\//,
+      ],
     },
   },
 });

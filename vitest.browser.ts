@@ -25,6 +25,8 @@ export const chromiumProject = {
       '@langchain/core/messages',
       '@langchain/core/tools',
       '@langchain/langgraph',
+      'ai',
+      'ai/test',
       'zod',
     ],
   },

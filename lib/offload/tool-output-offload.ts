@@ -8,6 +8,7 @@ import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import type { OffloadStore } from '../store/offload-store.js';
 import { SummaryCleanup } from './cleanup.js';
+import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadedResult, type OffloadResultInput, offloadNow } from './offload-now.js';
@@ -84,6 +85,15 @@ export class ToolOutputOffload implements Middleware {
    */
   offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
     return offloadNow(this.store, this.limits, input);
+  }
+
+  /**
+   * A text within the threshold, for what an adapter sends as it is rather than storing (a tool's
+   * error): unchanged when within it, else its start and a note saying it was cut and not stored.
+   */
+  cutToThreshold(text: string): string {
+    if (typeof text !== 'string') throw new TypeError(`cutToThreshold: text must be a string, got ${typeof text}`);
+    return cutWithNote(text, this.limits.thresholdTokens, { kind: 'over-threshold' });
   }
 
   /**

@@ -115,6 +115,17 @@ describe('ToolOutputOffload.readTools: the read-only tools for other frameworks'
     expect(() => offload.readTools('')).toThrow(/threadId must be a non-empty string/);
   });
 
+  it('cutToThreshold leaves a text within the threshold alone and cuts a longer one with a note, storing nothing', async () => {
+    const { offload, store } = await setup();
+    const before = await store.list('t');
+    expect(offload.cutToThreshold('short')).toBe('short');
+    const cut = offload.cutToThreshold('z'.repeat(10_000));
+    expect(cut.length).toBeLessThanOrEqual(4000);
+    expect(cut).toMatch(/^z+\n\[Cut: this tool result has 10000 characters .* The full text was not stored\.\]$/);
+    expect(() => offload.cutToThreshold(5 as never)).toThrow(/cutToThreshold: text must be a string/);
+    expect(await store.list('t')).toEqual(before);
+  });
+
   it('systemPrompt() gives the lines that tell the model where results are and how to read them', async () => {
     const { offload } = await setup();
     expect(offload.systemPrompt()).toContain('/large_tool_results/');

@@ -1,0 +1,37 @@
+import { jsonSchema, type Tool, tool } from 'ai';
+import type { OffloadReadTool, ToolOutputOffload } from '../../lib/index.js';
+
+/** The read tools, typed with their inputs as their JSON Schemas say (a type, so it fits a ToolSet). */
+export type OffloadReadTools = {
+  read_file: Tool<{ path: string; offset?: number; limit?: number }, string>;
+  grep: Tool<{ pattern: string; path?: string }, string>;
+  ls: Tool<{ path: string }, string>;
+  glob: Tool<{ pattern: string; path?: string }, string>;
+};
+
+export const readToolNames = ['read_file', 'grep', 'ls', 'glob'] as const;
+
+/**
+ * One read tool as an AI SDK tool. An error (bad arguments, an evicted or missing path) is thrown
+ * with its text, so the SDK reports a tool error to the model and the UI shows the call as failed;
+ * the run goes on. Its results are never offloaded (A4): they are pages cut to the threshold.
+ */
+function aiTool(read: OffloadReadTool): Tool<never, string> {
+  return tool({
+    description: read.description,
+    inputSchema: jsonSchema(read.parameters),
+    async execute(input: unknown, { abortSignal }) {
+      const { text, isError } = await read.run(input, abortSignal ? { signal: abortSignal } : {});
+      if (isError) throw new Error(text);
+      return text;
+    },
+  }) as Tool<never, string>;
+}
+
+/** read_file, grep, ls and glob over one thread's stored results. */
+export function offloadReadTools(offload: ToolOutputOffload, threadId: string): OffloadReadTools {
+  const byName = new Map(offload.readTools(threadId).map((read) => [read.name, read]));
+  return Object.fromEntries(
+    readToolNames.map((name) => [name, aiTool(byName.get(name)!)]),
+  ) as unknown as OffloadReadTools;
+}

@@ -1,0 +1,89 @@
+import type { Tool, ToolSet } from 'ai';
+import type { ToolOutputOffload } from '../../lib/index.js';
+import { defaultModelOutput, offloadModelOutput } from './model-output.js';
+import { type OffloadReadTools, offloadReadTools, readToolNames } from './read-tools.js';
+
+/** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
+export type OffloadEvent =
+  /** Stored now under `path`; the model sees the header and first lines naming it. */
+  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
+  /** Over the threshold, but the store failed (why: `offload.store.failures(threadId)`); the model sees a cut with a note. */
+  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string };
+
+export interface WithOffloadOptions {
+  /** The chat (thread) these tools serve: stored results and reads are per thread. */
+  threadId: string;
+  /** Told of each result stored or that could not be stored. A listener that throws is logged, not rethrown. */
+  onEvent?: (event: OffloadEvent) => void;
+}
+
+export interface WithOffload<TOOLS extends ToolSet> {
+  /** The app's tools with `toModelOutput` wrapped, plus read_file, grep, ls and glob. */
+  tools: TOOLS & OffloadReadTools;
+  /** The offload's system prompt lines: add them to the instructions. */
+  system: string;
+}
+
+function checkOptions(offload: unknown, tools: unknown, options: unknown): WithOffloadOptions {
+  if (typeof (offload as ToolOutputOffload | null)?.offloadResult !== 'function') {
+    throw new TypeError('withOffload: the first argument must be a ToolOutputOffload');
+  }
+  if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
+    throw new TypeError('withOffload: tools must be an object of AI SDK tools, keyed by name');
+  }
+  const { threadId, onEvent } = (options ?? {}) as Partial<WithOffloadOptions>;
+  if (typeof threadId !== 'string' || threadId === '') {
+    throw new TypeError(`withOffload: options.threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
+  }
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw new TypeError('withOffload: options.onEvent must be a function');
+  }
+  for (const name of readToolNames) {
+    if (name in tools) {
+      throw new TypeError(
+        `withOffload: the app already has a tool named "${name}"; the offload adds read_file, grep, ls and glob`,
+      );
+    }
+  }
+  return { threadId, ...(onEvent ? { onEvent } : {}) };
+}
+
+/**
+ * The offload for an AI SDK agent, for one thread (chat): each tool's `toModelOutput` is wrapped so
+ * the model sees a large result's header and first lines while it is stored (the raw output stays
+ * in the steps and UI messages), and read-only tools read it back. Works with generateText,
+ * streamText, ToolLoopAgent and `convertToModelMessages(messages, { tools })`: converting the same
+ * result again gives the same text and stores nothing.
+ */
+export function withOffload<TOOLS extends ToolSet>(
+  offload: ToolOutputOffload,
+  tools: TOOLS,
+  options: WithOffloadOptions,
+): WithOffload<TOOLS> {
+  const { threadId, onEvent } = checkOptions(offload, tools, options);
+  const emit = (event: OffloadEvent) => {
+    try {
+      onEvent?.(event);
+    } catch (error) {
+      console.warn('withOffload: onEvent threw', error);
+    }
+  };
+  const wrapped: Record<string, Tool> = {};
+  for (const [toolName, original] of Object.entries(tools) as Array<[string, Tool]>) {
+    const own = original.toModelOutput;
+    wrapped[toolName] = {
+      ...original,
+      async toModelOutput({ toolCallId, input, output }) {
+        const base = own ? await own({ toolCallId, input, output }) : defaultModelOutput(output);
+        const shown = await offloadModelOutput(offload, { threadId, toolName, toolCallId }, base);
+        if (shown.storedAt) emit({ type: 'offloaded', threadId, toolName, toolCallId, path: shown.storedAt });
+        if (shown.failed) emit({ type: 'offload-failed', threadId, toolName, toolCallId });
+        return shown.output;
+      },
+    } as Tool;
+  }
+  return {
+    tools: { ...wrapped, ...offloadReadTools(offload, threadId) } as TOOLS & OffloadReadTools,
+    system: offload.systemPrompt(),
+  };
+}

@@ -1,0 +1,289 @@
+import { convertToModelMessages, generateText, stepCountIs, streamText, ToolLoopAgent, tool, type UIMessage } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type OffloadEvent, withOffload } from '../../adapters/ai-sdk/index.js';
+import { IndexedDbOffloadStore, ToolOutputOffload } from '../../lib/index.js';
+import { pathIn, scriptedAiModel, shownText, toolResultsIn } from './fixtures/ai-sdk-model.js';
+
+/** About 300 KB: 3000 numbered lines of 106 characters. */
+function bigPage(tag: string): string {
+  return Array.from(
+    { length: 3000 },
+    (_, i) => `${tag} ${String(i).padStart(4, '0')} ${'lorem ipsum '.repeat(8)}`,
+  ).join('\n');
+}
+
+const stores: IndexedDbOffloadStore[] = [];
+function offloadOnIndexedDb(options: { maxTotalBytes?: number } = {}) {
+  const store = new IndexedDbOffloadStore({ name: `ai-sdk-${crypto.randomUUID()}` });
+  stores.push(store);
+  return new ToolOutputOffload({ store, ...options });
+}
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.deleteDatabase();
+});
+
+const fetchPage = tool({
+  description: 'Fetch a page',
+  inputSchema: z.object({ url: z.string() }),
+  execute: async ({ url }) => bigPage(url),
+});
+
+/** The model's script: fetch, read lines 100-104 of what was stored, answer. */
+function fetchThenRead() {
+  return scriptedAiModel([
+    { toolCalls: [{ id: 'call-1', name: 'fetch_page', input: { url: 'docs' } }] },
+    (prompt) => ({
+      toolCalls: [
+        {
+          id: 'call-2',
+          name: 'read_file',
+          input: { path: pathIn(shownText(prompt, 'call-1')), offset: 100, limit: 5 },
+        },
+      ],
+    }),
+    { text: 'done' },
+  ]);
+}
+
+describe('withOffload (AI SDK 7)', () => {
+  for (const mode of ['generateText', 'streamText'] as const) {
+    it(`${mode}: a 300 KB result is replaced by its preview, read back with read_file, and kept raw in the steps`, async () => {
+      const offload = offloadOnIndexedDb();
+      const events: OffloadEvent[] = [];
+      const { tools, system } = withOffload(
+        offload,
+        { fetch_page: fetchPage },
+        { threadId: 'chat-1', onEvent: (e) => events.push(e) },
+      );
+      const model = fetchThenRead();
+      const options = {
+        model,
+        tools,
+        instructions: `You are helpful.\n${system}`,
+        prompt: 'Read docs',
+        stopWhen: stepCountIs(5),
+      };
+      let steps: Awaited<ReturnType<typeof generateText<typeof tools>>>['steps'];
+      if (mode === 'generateText') {
+        steps = (await generateText(options)).steps;
+      } else {
+        const run = streamText(options);
+        await run.consumeStream();
+        steps = await run.steps;
+      }
+
+      expect(model.prompts).toHaveLength(3);
+      expect(model.prompts[0]![0]).toEqual({
+        role: 'system',
+        content: expect.stringContaining('/large_tool_results/'),
+      });
+      const preview = shownText(model.prompts[1]!, 'call-1');
+      const path = pathIn(preview);
+      expect(preview.length).toBeLessThan(20_000 * 4);
+      expect(preview).toContain('docs 0000 ');
+      expect(preview).not.toContain('docs 2999 ');
+      const read = shownText(model.prompts[2]!, 'call-2');
+      expect(read).toBe(
+        `${[100, 101, 102, 103, 104]
+          .map((n) => `${String(n + 1).padStart(6)}\t${bigPage('docs').split('\n')[n]}`)
+          .join('\n')}\n[lines 101-105 of 3000; continue with read_file offset=105]`,
+      );
+      // The preview is what the model saw again in the last step, byte for byte.
+      expect(shownText(model.prompts[2]!, 'call-1')).toBe(preview);
+      expect(steps[0]!.toolResults[0]).toMatchObject({ toolName: 'fetch_page', output: bigPage('docs') });
+      const entries = await offload.store.list('chat-1');
+      expect(entries.map((entry) => [entry.path, entry.bytes, entry.preview])).toEqual([
+        [path, bigPage('docs').length, preview],
+      ]);
+      expect(events).toEqual([
+        { type: 'offloaded', threadId: 'chat-1', toolName: 'fetch_page', toolCallId: 'call-1', path },
+      ]);
+    });
+  }
+
+  it('ToolLoopAgent runs the same, with the tools and instructions from withOffload', async () => {
+    const offload = offloadOnIndexedDb();
+    const { tools, system } = withOffload(offload, { fetch_page: fetchPage }, { threadId: 'chat-1' });
+    const model = fetchThenRead();
+    const agent = new ToolLoopAgent({ model, tools, instructions: system });
+    const result = await agent.generate({ prompt: 'Read docs' });
+    expect(result.text).toBe('done');
+    expect(shownText(model.prompts[2]!, 'call-2')).toContain(`   101\tdocs 0100 `);
+    expect(await offload.store.list('chat-1')).toHaveLength(1);
+  });
+
+  it('three turns of convertToModelMessages store one entry and send a byte-identical text', async () => {
+    const offload = offloadOnIndexedDb();
+    const events: OffloadEvent[] = [];
+    const { tools } = withOffload(
+      offload,
+      { fetch_page: fetchPage },
+      { threadId: 'chat-1', onEvent: (e) => events.push(e) },
+    );
+    const messages: UIMessage[] = [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Read docs' }] },
+      {
+        id: 'a1',
+        role: 'assistant',
+        parts: [
+          {
+            type: 'tool-fetch_page',
+            toolCallId: 'call-1',
+            state: 'output-available',
+            input: { url: 'docs' },
+            output: bigPage('docs'),
+          },
+        ],
+      },
+    ];
+    const sent: string[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      const converted = await convertToModelMessages(messages, { tools });
+      const [result] = converted.flatMap((m) => (m.role === 'tool' ? m.content : []));
+      expect(result).toMatchObject({ type: 'tool-result', toolCallId: 'call-1', output: { type: 'text' } });
+      sent.push((result as { output: { value: string } }).output.value);
+      messages.push({ id: `u${turn + 2}`, role: 'user', parts: [{ type: 'text', text: 'and?' }] });
+    }
+    expect(new Set(sent).size).toBe(1);
+    expect(sent[0]).toContain('[Stored tool result]');
+    expect(await offload.store.list('chat-1')).toHaveLength(1);
+    expect(await offload.store.evictions('chat-1')).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['offloaded']);
+    // A new offload over the same store (a reload) answers the same.
+    const reloaded = new ToolOutputOffload({ store: offload.store });
+    const again = await convertToModelMessages(messages, {
+      tools: withOffload(reloaded, { fetch_page: fetchPage }, { threadId: 'chat-1' }).tools,
+    });
+    expect(toolResultsIn(again as never)[0]).toMatchObject({ output: { type: 'text', value: sent[0] } });
+  });
+
+  it('an evicted result converted again is not stored again, keeps its text, and reading it says evicted', async () => {
+    const offload = offloadOnIndexedDb({ maxTotalBytes: 400_000 });
+    const { tools } = withOffload(offload, { fetch_page: fetchPage }, { threadId: 'chat-1' });
+    const part = (id: string, url: string) => ({
+      type: 'tool-fetch_page' as const,
+      toolCallId: id,
+      state: 'output-available' as const,
+      input: { url },
+      output: bigPage(url),
+    });
+    const first: UIMessage[] = [
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Read a' }] },
+      { id: 'a1', role: 'assistant', parts: [part('call-a', 'a')] },
+    ];
+    const textOf = async (messages: UIMessage[], id: string) => {
+      const converted = await convertToModelMessages(messages, { tools });
+      return shownText(converted as never, id);
+    };
+    const before = await textOf(first, 'call-a');
+    const both: UIMessage[] = [...first, { id: 'a2', role: 'assistant', parts: [part('call-b', 'b')] }];
+    await textOf(both, 'call-b');
+    expect((await offload.store.evictions('chat-1')).map((e) => e.path)).toEqual([pathIn(before)]);
+    expect(await textOf(both, 'call-a')).toBe(before);
+    expect((await offload.store.list('chat-1')).map((e) => e.path)).toEqual([pathIn(await textOf(both, 'call-b'))]);
+    expect(await offload.store.evictions('chat-1')).toHaveLength(1);
+    await expect(
+      tools.read_file.execute!({ path: pathIn(before) }, { toolCallId: 'r', messages: [] } as never),
+    ).rejects.toThrow(/evicted/);
+  });
+
+  it("a tool's own toModelOutput runs first and composes: its text is offloaded, its media kept after", async () => {
+    const offload = offloadOnIndexedDb();
+    const screenshot = tool({
+      description: 'Screenshot and page text',
+      inputSchema: z.object({ url: z.string() }),
+      execute: async ({ url }) => ({ body: bigPage(url), png: 'iVBORw0KGgo=' }),
+      toModelOutput: ({ output }) => ({
+        type: 'content',
+        value: [
+          { type: 'text', text: output.body },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: output.png } },
+        ],
+      }),
+    });
+    const { tools } = withOffload(offload, { screenshot }, { threadId: 't' });
+    const output = await tools.screenshot.toModelOutput!({
+      toolCallId: 'c1',
+      input: { url: 'shot' },
+      output: { body: bigPage('shot'), png: 'iVBORw0KGgo=' },
+    });
+    expect(output).toMatchObject({
+      type: 'content',
+      value: [
+        { type: 'text', text: expect.stringContaining('[Stored tool result]') },
+        { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } },
+      ],
+    });
+    const [entry] = await offload.store.list('t');
+    expect(await offload.store.read('t', entry!.key)).toBe(bigPage('shot'));
+  });
+
+  it('json over the threshold is pretty-printed and offloaded; errors are cut, never stored; small outputs pass as the SDK sends them', async () => {
+    const offload = offloadOnIndexedDb();
+    const rows = Array.from({ length: 4000 }, (_, i) => ({ id: i, name: `row ${i}` }));
+    const lookup = tool({ description: 'rows', inputSchema: z.object({}), execute: async () => rows });
+    const failing = tool({
+      description: 'fails',
+      inputSchema: z.object({}),
+      execute: async () => ({ problem: 'x'.repeat(200_000) }),
+      toModelOutput: ({ output }) => ({ type: 'error-json', value: output }),
+    });
+    const noisy = tool({
+      description: 'noisy error',
+      inputSchema: z.object({}),
+      execute: async () => 'e'.repeat(200_000),
+      toModelOutput: ({ output }) => ({ type: 'error-text', value: output }),
+    });
+    const small = tool({
+      description: 'small',
+      inputSchema: z.object({}),
+      execute: async () => ({ ok: true, at: undefined }),
+    });
+    const { tools } = withOffload(offload, { lookup, failing, noisy, small }, { threadId: 't' });
+    const call = { toolCallId: 'c1', input: {} };
+
+    const json = await tools.lookup.toModelOutput!({ ...call, output: rows });
+    expect(json).toMatchObject({ type: 'text', value: expect.stringContaining('[Stored tool result]') });
+    const read = await tools.read_file.execute!(
+      { path: pathIn((json as { value: string }).value), offset: 1, limit: 4 },
+      { toolCallId: 'r', messages: [] } as never,
+    );
+    expect(read).toBe(
+      '     2\t  {\n     3\t    "id": 0,\n     4\t    "name": "row 0"\n     5\t  },\n[lines 2-5 of 16002; continue with read_file offset=5]',
+    );
+
+    const errors = [
+      await tools.failing.toModelOutput!({ ...call, toolCallId: 'f', output: { problem: 'x'.repeat(200_000) } }),
+      await tools.noisy.toModelOutput!({ ...call, toolCallId: 'n', output: 'e'.repeat(200_000) }),
+    ];
+    for (const output of errors) {
+      expect(output.type).toBe('error-text');
+      const value = (output as { value: string }).value;
+      expect(value.length).toBeLessThanOrEqual(20_000 * 4);
+      expect(value).toContain('[Cut: this tool result has');
+    }
+    expect(await tools.small.toModelOutput!({ ...call, output: { ok: true, at: undefined } })).toEqual({
+      type: 'json',
+      value: { ok: true },
+    });
+    expect(await tools.noisy.toModelOutput!({ ...call, output: 'short' })).toEqual({
+      type: 'error-text',
+      value: 'short',
+    });
+    expect((await offload.store.list('t')).map((e) => e.toolName)).toEqual(['lookup']);
+  });
+
+  it('rejects bad arguments with errors that name them, and a tool name the read tools would take', () => {
+    const offload = new ToolOutputOffload({ store: offloadOnIndexedDb().store });
+    expect(() => withOffload({} as never, {}, { threadId: 't' })).toThrow(/first argument must be a ToolOutputOffload/);
+    expect(() => withOffload(offload, [] as never, { threadId: 't' })).toThrow(/tools must be an object/);
+    expect(() => withOffload(offload, {}, {} as never)).toThrow(/options.threadId must be a non-empty string/);
+    expect(() => withOffload(offload, {}, { threadId: 't', onEvent: 1 as never })).toThrow(
+      /onEvent must be a function/,
+    );
+    expect(() => withOffload(offload, { grep: fetchPage }, { threadId: 't' })).toThrow(
+      /already has a tool named "grep"/,
+    );
+  });
+});
