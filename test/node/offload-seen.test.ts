@@ -6,7 +6,8 @@ import { result } from '../browser/fixtures/staged-result.js';
 const details = { toolName: 'fetch', thresholdTokens: 1000, previewLines: 10, maxResultBytes: 100 };
 
 describe('the record of results offloadResult stored (A2)', () => {
-  it('holds for the newest 10,000 results of a thread and no more, apart from the eviction log', async () => {
+  // 10,000 commits take about a second alone, several on a busy machine.
+  it('holds for the newest 10,000 results of a thread and no more', { timeout: 60_000 }, async () => {
     const store = new MemoryOffloadStore();
     const commit = async (key: string) => {
       await store.stage(result('t', key, 'x'));
