@@ -1,24 +1,17 @@
 // The README's LangChain.js example runs as written: the README block is this example file, but
 // for the package's import paths and the line that hands its results to the test.
 import { expect, it } from 'vitest';
-import readme from '../../README.md?raw';
 // The example runs (top-level await) as this file is loaded.
 import { found, offload, shown } from './readme/langchain-example.js';
 import example from './readme/langchain-example.ts?raw';
-
-function readmeBlock(heading: string): string {
-  const section = readme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
-  const block = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`README has no ts block under "## ${heading}"`);
-  return block;
-}
+import { asPublished, readmeBlock } from './readme/readme-block.js';
 
 it('is the README’s LangChain.js example, word for word', () => {
-  const asPublished = example
-    .replace("'../../../lib/index.js'", "'tool-output-offload'")
-    .replace("'../../../adapters/langchain/index.js'", "'tool-output-offload/langchain'")
-    .replace(/\n+export \{[^}]*\};\n$/, '\n');
-  expect(readmeBlock('LangChain.js')).toBe(asPublished);
+  const published = asPublished(example, {
+    '../../../lib/index.js': 'tool-output-offload',
+    '../../../adapters/langchain/index.js': 'tool-output-offload/langchain',
+  });
+  expect(readmeBlock('LangChain.js')).toBe(published);
 });
 
 it('stores the log search, shows its preview, and greps it back', async () => {

@@ -78,7 +78,6 @@ describe('layer boundaries', () => {
     for (const statement of statements) expect(statement.trim()).toMatch(/^export\b[\s\S]*\bfrom\s*'[^']+'$/);
   });
 
-
   it('no eval or new Function anywhere in shipped code (MV3 CSP)', () => {
     const shipped = [...lib, ...adapters, ...sources(join(root, 'inspector'))];
     const offenders = shipped.filter((file) => evalCall.test(readFileSync(file, 'utf8')));
