@@ -9,6 +9,7 @@ type ToolConfig = { toolCall?: { id?: string }; toolCallId?: string; signal?: Ab
 export interface LangChainReadTools {
   /** Registered with the agent: their JSON Schemas are what the model is shown. */
   readonly registered: readonly DynamicStructuredTool[];
+  /** Their names: an app tool of one of them would shadow it. */
   readonly names: ReadonlySet<string>;
   /** Run in place of a registered one (through `request.tool`), the arguments checked by the read tool itself. */
   runnerFor(registered: unknown): DynamicStructuredTool | undefined;
