@@ -22,6 +22,7 @@ export default defineConfig({
       external: [
         /^preact(\/.*)?$/,
         'idb',
+        're2js',
         /^@cfworker\//,
         /^@tanstack\//,
         /^ai(\/.*)?$/,

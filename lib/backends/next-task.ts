@@ -4,6 +4,9 @@
 // of due timers, so every other yield is a timer, set from a message task (so never nested, never
 // clamped). Node delivers port messages before its timers too; there setImmediate is the next task.
 
+// Node's setImmediate, looked up so the library's types need no Node typings.
+const setImmediateIfAny = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+
 let channel: MessageChannel | undefined;
 const waiting: Array<() => void> = [];
 let viaTimer = false;
@@ -21,7 +24,7 @@ function post(resolve: () => void): void {
 export function nextTask(): Promise<void> {
   return new Promise((resolve) => {
     viaTimer = !viaTimer;
-    if (typeof setImmediate === 'function') setImmediate(resolve);
+    if (setImmediateIfAny) setImmediateIfAny(resolve);
     else if (typeof MessageChannel === 'function' && !viaTimer) post(resolve);
     else setTimeout(resolve, 0);
   });
