@@ -8,6 +8,7 @@ import {
   IndexedDbOffloadStore,
   ToolOutputOffload,
 } from '../lib/index.js';
+import { aiSdkRuntime } from './ai-sdk-runtime.js';
 import { demoTools } from './demo-tools.js';
 import { offlineModel } from './offline-model.js';
 
@@ -29,6 +30,36 @@ const systemPrompt = [
   'Both can return megabytes: such results are stored as files and you are shown a preview. Read what you need with read_file or grep.',
   'Answer briefly, and say which stored results you read.',
 ].join('\n');
+
+/** What the page needs of a runtime: run a message, continue an interrupted run, show a thread. */
+export type DemoAgent = Pick<Agent, 'run' | 'recover' | 'messages'>;
+
+/**
+ * The runtimes the demo can switch between, each running the same scripted model, tools and store.
+ * LangChain.js (`offloadMiddleware` from adapters/langchain) takes its place here as a third entry.
+ */
+export const runtimes = {
+  'built-in': { label: 'built-in (createAgent)', build: buildAgent },
+  'ai-sdk': { label: 'Vercel AI SDK (withOffload)', build: buildAiSdkAgent },
+} satisfies Record<string, { label: string; build(settings: ModelSettings, progress: Progress): DemoAgent }>;
+
+export type RuntimeName = keyof typeof runtimes;
+
+export function isRuntimeName(name: unknown): name is RuntimeName {
+  return typeof name === 'string' && Object.hasOwn(runtimes, name);
+}
+
+/** The AI SDK's generateText with `withOffload`; its thread history is kept in the same checkpointer database. */
+function buildAiSdkAgent(settings: ModelSettings, progress: Progress): DemoAgent {
+  return aiSdkRuntime({
+    model: chosenModel(settings, offlineModel),
+    tools: demoTools(),
+    offload,
+    systemPrompt,
+    histories: checkpointer,
+    progress,
+  });
+}
 
 /** The demo's agent: the chosen model, the demo tools plus file tools over the offload's mount. */
 export function buildAgent(settings: ModelSettings, progress: Progress): Agent {

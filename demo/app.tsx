@@ -3,8 +3,16 @@ import { Composer } from '../examples/shared/composer.js';
 import { Conversation } from '../examples/shared/conversation.js';
 import { ModelSettingsBox } from '../examples/shared/model-settings.js';
 import { type Message, type RunResult, ToolOutputOffload } from '../lib/index.js';
-import { buildAgent, checkpointer, type ModelSettings, store } from './agent-setup.js';
-import { currentThread, loadModelSettings, runMarker, saveModelSettings, startNewThread } from './saved-settings.js';
+import { checkpointer, type ModelSettings, type RuntimeName, runtimes, store } from './agent-setup.js';
+import {
+  currentThread,
+  loadModelSettings,
+  loadRuntime,
+  runMarker,
+  saveModelSettings,
+  saveRuntime,
+  startNewThread,
+} from './saved-settings.js';
 
 type RunState =
   | { kind: 'loading' }
@@ -61,11 +69,12 @@ export function App() {
   const [messages, setMessages] = useState<readonly Message[]>([]);
   const [state, setState] = useState<RunState>({ kind: 'loading' });
   const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
+  const [runtime, setRuntime] = useState<RuntimeName>(loadRuntime);
   const controller = useRef<AbortController>(undefined);
 
   const agent = useMemo(() => {
     const running = new Map<string, number>();
-    return buildAgent(settings, {
+    return runtimes[runtime].build(settings, {
       onStep: (thread) => setMessages([...thread]),
       onTool: (name, started) => {
         running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));
@@ -73,7 +82,7 @@ export function App() {
         setState((s) => (s.kind === 'running' ? { ...s, tools } : s));
       },
     });
-  }, [settings]);
+  }, [settings, runtime]);
 
   const busy = state.kind === 'running' || state.kind === 'loading';
 
@@ -135,10 +144,33 @@ export function App() {
     setThreadId(startNewThread());
   };
 
+  // Each runtime keeps its thread in its own form: another runtime starts a new thread.
+  const switchRuntime = (next: RuntimeName) => {
+    if (busy || next === runtime) return;
+    saveRuntime(next);
+    setRuntime(next);
+    setMessages([]);
+    setThreadId(startNewThread());
+  };
+
   return (
     <main class="chat">
       <header class="chat-head">
         <h1>tool-output-offload demo</h1>
+        <label class="runtime">
+          Runtime{' '}
+          <select
+            value={runtime}
+            disabled={busy}
+            onChange={(event) => switchRuntime((event.target as HTMLSelectElement).value as RuntimeName)}
+          >
+            {Object.entries(runtimes).map(([name, { label }]) => (
+              <option key={name} value={name}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
         <span class="muted thread" title="Thread id">
           {threadId}
         </span>

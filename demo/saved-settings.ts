@@ -1,4 +1,4 @@
-import type { ModelSettings } from './agent-setup.js';
+import { isRuntimeName, type ModelSettings, type RuntimeName } from './agent-setup.js';
 
 // What the page remembers between loads. The API key lives in sessionStorage only: it is gone when
 // the tab closes and is never written to localStorage or IndexedDB.
@@ -9,7 +9,18 @@ const keys = {
   running: `${prefix}running`,
   model: `${prefix}model`,
   apiKey: `${prefix}api-key`,
+  runtime: `${prefix}runtime`,
 };
+
+/** The runtime the page runs the agent with; built-in unless another was chosen. */
+export function loadRuntime(): RuntimeName {
+  const saved = localStorage.getItem(keys.runtime);
+  return isRuntimeName(saved) ? saved : 'built-in';
+}
+
+export function saveRuntime(runtime: RuntimeName): void {
+  localStorage.setItem(keys.runtime, runtime);
+}
 
 function newThreadId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));

@@ -12,7 +12,15 @@ export default defineConfig({
   cacheDir: '../node_modules/.vite-demo',
   // Pre-bundled at start-up: a dependency found only on first load would make vite reload the page.
   optimizeDeps: {
-    include: ['preact', 'preact/hooks', 'preact/jsx-runtime', 'idb', '@cfworker/json-schema', '@tanstack/virtual-core'],
+    include: [
+      'preact',
+      'preact/hooks',
+      'preact/jsx-runtime',
+      'idb',
+      '@cfworker/json-schema',
+      '@tanstack/virtual-core',
+      'ai',
+    ],
   },
   clearScreen: false,
 });

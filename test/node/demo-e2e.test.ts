@@ -119,6 +119,24 @@ describe('the demo, as a newcomer uses it', () => {
   }, 120_000);
 });
 
+describe('the demo on the Vercel AI SDK runtime (generateText with withOffload)', () => {
+  it('runs the same scenario: offload, read-back and eviction; a reload shows them again', async () => {
+    const page = await openDemo();
+    await page.getByLabel('Runtime').selectOption('ai-sdk');
+    await send(page, 'Why did checkout fail yesterday?');
+    await expectScenarioShown(page);
+    // Named by offloadResult (the SDK's tool call id and a hash of the text), not by the runtime's idempotency keys.
+    for (const path of await storedPaths(page)) expect(path).toMatch(/^\/large_tool_results\/call_\d-\d-[0-9a-f]{24}$/);
+    const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
+
+    await page.reload();
+    expect(await page.getByLabel('Runtime').inputValue()).toBe('ai-sdk');
+    await expectScenarioShown(page);
+    expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
+    await closeDemo(page);
+  }, 120_000);
+});
+
 describe('the demo with an OpenAI-compatible endpoint (a fake one, by route interception)', () => {
   it('offloads through the real adapter; HTTP errors and malformed replies fail the run clearly and lose nothing', async () => {
     const page = await openDemo();
