@@ -45,6 +45,8 @@ export type {
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
+  UnreadableRecord,
+  UnreadableStore,
 } from './store/offload-store.js';
 export {
   Summarization,

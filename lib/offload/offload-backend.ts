@@ -54,12 +54,17 @@ export class OffloadBackend implements Backend {
     return this.#reading(path, (key) => this.store.readLines(this.threadId, key, offset, limit));
   }
 
-  /** Runs a read of the result at `path`, a 'not-found' naming the full path. */
+  /** Runs a read of the result at `path`; a 'not-found' names the full path. */
   async #reading<T>(path: string, read: (key: string) => Promise<T>): Promise<T> {
+    const key = path.slice(1);
     try {
-      return await read(path.slice(1));
+      return await read(key);
     } catch (error) {
       if (error instanceof BackendError && error.code === 'not-found') {
+        // The store names the key; an unreadable result keeps the store's words for why.
+        if (error.message.startsWith(`${key} is unreadable`)) {
+          throw new BackendError('not-found', `${fullPath(path)}${error.message.slice(key.length)}`);
+        }
         throw new BackendError('not-found', `${fullPath(path)} not found: no tool result was stored under this path.`);
       }
       throw error;

@@ -25,7 +25,6 @@ export class IndexedDbCheckpointer implements Checkpointer {
     this.#connection = new IdbConnection<CheckpointDb>({
       name: this.name,
       version: 1,
-      stores: ['checkpoints'],
       upgrade: (database, oldVersion) => {
         if (oldVersion < 1) database.createObjectStore('checkpoints');
       },

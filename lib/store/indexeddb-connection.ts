@@ -12,8 +12,6 @@ import { quoteForMessage } from '../checks.js';
 export interface ConnectionOptions<Schema extends DBSchema> {
   name: string;
   version: number;
-  /** The object stores this code needs; a newer version of the database that has them all is used as it is. */
-  stores: readonly StoreNames<Schema>[];
   /** idb's upgrade callback: it may go on with requests of the versionchange transaction it is given. */
   upgrade: NonNullable<OpenDBCallbacks<Schema>['upgrade']>;
   /** How long an open or delete may stay blocked by another connection before it fails. */
@@ -132,27 +130,19 @@ export class IdbConnection<Schema extends DBSchema> {
       terminated: forget,
     });
     const describe = `Could not open IndexedDB database "${name}"`;
-    let database: IDBPDatabase<Schema>;
     try {
-      database = await this.#unblocked((blocked) => openDB<Schema>(name, version, callbacks(blocked)), close, describe);
+      return await this.#unblocked((blocked) => openDB<Schema>(name, version, callbacks(blocked)), close, describe);
     } catch (error) {
       if ((error as DOMException)?.name !== 'VersionError') throw error;
-      // Another tab upgraded it: use the newer version if it still has what this code needs.
-      database = await this.#unblocked(
-        (blocked) => openDB<Schema>(name, undefined, callbacks(blocked)),
-        close,
-        describe,
+      // Another tab upgraded it: its records may be in a shape this code does not know, so it is
+      // neither read nor written (no silent downgrade). Opened without a version only to name it.
+      const newer = await this.#unblocked((blocked) => openDB(name, undefined, { blocked }), close, describe);
+      newer.close();
+      throw new Error(
+        `${describe}: it was written by a newer version of this app (schema version ${newer.version}; this code ` +
+          `knows up to ${version}). Reload this tab to run the newer version; nothing stored is changed meanwhile.`,
       );
-      const missing = this.options.stores.filter((store) => !database.objectStoreNames.contains(store));
-      if (missing.length > 0) {
-        database.close();
-        throw new Error(
-          `${describe}: it is at version ${database.version}, newer than this code's version ${version}, ` +
-            `and lacks the object stores ${missing.join(', ')}. Another tab runs a newer version of this app; reload.`,
-        );
-      }
     }
-    return database;
   }
 
   /** Runs an open or delete; fails it if it stays blocked longer than the timeout. */

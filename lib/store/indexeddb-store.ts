@@ -7,7 +7,7 @@ import {
   type OffloadStoreName,
   upgradeOffloadDb,
 } from './indexeddb-schema.js';
-import { IdbTx, type OffloadTransaction } from './indexeddb-tx.js';
+import { IdbTx, type OffloadTransaction, trimThreadLog } from './indexeddb-tx.js';
 import type {
   AppliedChange,
   EvictionRecord,
@@ -21,14 +21,26 @@ import type {
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
+  UnreadableRecord,
 } from './offload-store.js';
+import { entryProblem, evictionProblem, failureProblem, UnreadableLog } from './record-checks.js';
 import { StoreBroadcast } from './store-broadcast.js';
-import { failedKeysOf, failureRecord, failuresOf } from './store-failures.js';
+import { failedKeysOf, failureRecord, failuresOf, trimFailures } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
-import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+import {
+  byAge,
+  checkLogRetention,
+  type EntryRecord,
+  type LoggedEviction,
+  type StoreTx,
+  toEvictionRecord,
+  toInfo,
+} from './store-records.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
+import { rebuiltThread } from './thread-record.js';
+import { clearUnreadable, unreadableRecords } from './unreadable-scan.js';
 
 export interface IndexedDbOffloadStoreOptions {
   /** The database name; default 'tool-output-offload'. */
@@ -43,6 +55,8 @@ export interface IndexedDbOffloadStoreOptions {
    * back. Default false: the browser may show the user a prompt.
    */
   persist?: boolean;
+  /** Eviction and failure records kept per thread, the newest; default 1,000. */
+  logRetention?: number;
 }
 
 const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo', 'seen'];
@@ -64,6 +78,9 @@ export class IndexedDbOffloadStore implements OffloadStore {
   readonly #broadcast: StoreBroadcast;
   /** Failures whose own write to the database failed too (a full quota): kept here instead. */
   readonly #unsavedFailures: StoreFailure[] = [];
+  /** Malformed records met by reads (record-checks.ts). */
+  readonly #unreadable = new UnreadableLog();
+  readonly #logRetention: number;
 
   constructor(options: IndexedDbOffloadStoreOptions = {}) {
     this.name = options.name ?? 'tool-output-offload';
@@ -72,10 +89,10 @@ export class IndexedDbOffloadStore implements OffloadStore {
       throw new TypeError(`IndexedDbOffloadStore: persist must be a boolean, got ${quoteForMessage(options.persist)}`);
     }
     this.#askToPersist = options.persist === true;
+    this.#logRetention = checkLogRetention('IndexedDbOffloadStore', options.logRetention);
     this.#connection = new IdbConnection<OffloadDb>({
       name: this.name,
       version: OFFLOAD_DB_VERSION,
-      stores: OFFLOAD_STORES,
       upgrade: upgradeOffloadDb,
       blockedTimeoutMs: options.blockedTimeoutMs ?? 3000,
     });
@@ -92,7 +109,12 @@ export class IndexedDbOffloadStore implements OffloadStore {
   }
 
   #run<T>(stores: OffloadStoreName[], mode: IDBTransactionMode, operation: (tx: StoreTx) => Promise<T>) {
-    return this.#transaction(stores, mode, (tx) => operation(new IdbTx(tx)));
+    return this.#transaction(stores, mode, (tx) => operation(this.#tx(tx)));
+  }
+
+  /** `StoreTx` over `tx`, checking every record it reads. */
+  #tx(tx: OffloadTransaction): IdbTx {
+    return new IdbTx(tx, this.#unreadable, this.#logRetention);
   }
 
   #announce(events: StoreEvent[]): void {
@@ -104,27 +126,44 @@ export class IndexedDbOffloadStore implements OffloadStore {
     if (threadId !== undefined)
       return (await this.#run(['entries'], 'readonly', (tx) => tx.entries(threadId))).map(toInfo);
     const all = await this.#transaction(['entries'], 'readonly', (tx) => tx.objectStore('entries').getAll());
-    return all.map(toInfo).sort(byAge);
+    return all
+      .flatMap((record) => this.#check<EntryRecord>('entries', [record?.threadId, record?.key], record, entryProblem))
+      .map(toInfo)
+      .sort(byAge);
+  }
+
+  /** `record` in a list when it is well-formed; else nothing, and it is reported. */
+  #check<T>(
+    store: 'entries' | 'evictions' | 'failures',
+    key: unknown,
+    record: unknown,
+    problem: (r: unknown) => string | undefined,
+  ): T[] {
+    const checked = this.#unreadable.check<T>(store, key, record, problem);
+    return checked === undefined ? [] : [checked];
   }
 
   /** The keys of the thread's reported failures (saved or not), read in `tx`: their staged texts serve reads. */
   #failedKeys(tx: OffloadTransaction, threadId: string): operations.FailedKeys {
     return async () => {
       const saved = await tx.objectStore('failures').index('byThread').getAll(threadId);
-      return failedKeysOf([...saved, ...this.#unsavedFailures], threadId);
+      const readable = saved.flatMap((record) =>
+        this.#check<StoreFailure>('failures', record?.id, record, failureProblem),
+      );
+      return failedKeysOf([...readable, ...this.#unsavedFailures], threadId);
     };
   }
 
   read(threadId: string, key: string): Promise<string> {
     return this.#transaction(READ_STORES, 'readonly', (tx) =>
-      reads.readText(new IdbTx(tx), threadId, key, this.#failedKeys(tx, threadId)),
+      reads.readText(this.#tx(tx), threadId, key, this.#failedKeys(tx, threadId)),
     );
   }
 
   async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
     reads.checkLineRange(offset, limit);
     return this.#transaction(READ_STORES, 'readonly', (tx) =>
-      reads.readLines(new IdbTx(tx), threadId, key, offset, limit, this.#failedKeys(tx, threadId)),
+      reads.readLines(this.#tx(tx), threadId, key, offset, limit, this.#failedKeys(tx, threadId)),
     );
   }
 
@@ -133,11 +172,17 @@ export class IndexedDbOffloadStore implements OffloadStore {
       const evictions = tx.objectStore('evictions');
       return threadId === undefined ? evictions.getAll() : evictions.index('byThread').getAll(threadId);
     });
-    return log.map(toEvictionRecord);
+    return log
+      .flatMap((record) => this.#check<LoggedEviction>('evictions', record?.id, record, evictionProblem))
+      .map(toEvictionRecord);
   }
 
+  /** The thread's running total; a malformed thread record is rebuilt from its readable entries (not saved). */
   async totalBytes(threadId: string): Promise<number> {
-    return (await this.#run(['threads'], 'readonly', (tx) => tx.thread(threadId)))?.totalBytes ?? 0;
+    const thread = await this.#run(['threads', 'entries', 'evictions'], 'readonly', async (tx) => {
+      return (await tx.thread(threadId)) ?? rebuiltThread(tx, threadId);
+    });
+    return thread.totalBytes;
   }
 
   /** The bytes held for the thread: live, kept to undo a turn, staged (HeldText). */
@@ -145,10 +190,14 @@ export class IndexedDbOffloadStore implements OffloadStore {
     return this.#run(['threads', 'undo', 'staged'], 'readonly', (tx) => reads.heldText(tx, threadId));
   }
 
+  /** Listens to this store's changes and other instances' on the same database (the channel closes with the last listener). */
   subscribe(listener: (event: StoreEvent) => void): () => void {
     const unsubscribe = this.#listeners.subscribe(listener);
     this.#broadcast.open();
-    return unsubscribe;
+    return () => {
+      unsubscribe();
+      if (this.#listeners.size === 0) this.#broadcast.close();
+    };
   }
 
   async failures(threadId?: string): Promise<StoreFailure[]> {
@@ -156,17 +205,24 @@ export class IndexedDbOffloadStore implements OffloadStore {
       const failures = tx.objectStore('failures');
       return threadId === undefined ? failures.getAll() : failures.index('byThread').getAll(threadId);
     });
-    return failuresOf([...saved.map(({ id: _id, ...failure }) => failure), ...this.#unsavedFailures], threadId);
+    const readable = saved.flatMap((record) =>
+      this.#check<StoreFailure>('failures', record?.id, record, failureProblem),
+    );
+    return failuresOf([...readable.map((failure) => failureRecord(failure)), ...this.#unsavedFailures], threadId);
   }
 
   async reportFailure(failure: StoreFailure): Promise<void> {
     const record = failureRecord(failure);
     const { threadId, key, error } = record;
     try {
-      await this.#transaction(['failures'], 'readwrite', (tx) => tx.objectStore('failures').add(record));
+      await this.#transaction(['failures'], 'readwrite', async (tx) => {
+        await tx.objectStore('failures').add(record);
+        await trimThreadLog(tx, 'failures', threadId, this.#logRetention);
+      });
     } catch {
       // The quota that failed the result may fail this write too: the failure is still kept here.
       this.#unsavedFailures.push(record);
+      trimFailures(this.#unsavedFailures, threadId, this.#logRetention);
     }
     const totalBytes = await this.totalBytes(threadId).catch(() => 0);
     this.#announce([{ type: 'failed', threadId, key, totalBytes, error }]);
@@ -216,19 +272,33 @@ export class IndexedDbOffloadStore implements OffloadStore {
   async settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void> {
     const checked = operations.checkSettle(turnIds, options);
     await this.#transaction(['undo', 'chunks', 'staged', 'failures'], 'readwrite', (tx) =>
-      operations.settle(new IdbTx(tx), threadId, turnIds, checked, this.#failedKeys(tx, threadId)),
+      operations.settle(this.#tx(tx), threadId, turnIds, checked, this.#failedKeys(tx, threadId)),
     );
   }
 
   async clearThread(threadId: string): Promise<void> {
+    const now = Date.now();
     const outcome = await this.#transaction([...OFFLOAD_STORES], 'readwrite', async (tx) => {
-      const cleared = await operations.clearThread(new IdbTx(tx), threadId);
+      const cleared = await operations.clearThread(this.#tx(tx), threadId, now);
       const failures = tx.objectStore('failures');
       for (const id of await failures.index('byThread').getAllKeys(threadId)) await failures.delete(id);
+      // Malformed records the checked reads skipped go too.
+      await clearUnreadable(tx, threadId);
       return cleared;
     });
     this.#unsavedFailures.splice(0, Infinity, ...this.#unsavedFailures.filter((f) => f.threadId !== threadId));
+    this.#unreadable.forgetThread(threadId);
     this.#announce(outcome.events);
+  }
+
+  /**
+   * The malformed records of one thread (or all), with their keys: each is skipped by every read.
+   * Reads the records anew (chunks only where a read found one that is not text).
+   */
+  unreadable(threadId?: string): Promise<UnreadableRecord[]> {
+    return this.#transaction([...OFFLOAD_STORES], 'readonly', (tx) =>
+      unreadableRecords(tx, this.#unreadable, threadId),
+    );
   }
 
   /** Asks the browser to keep this origin's storage under pressure; false where it cannot be asked. */
@@ -249,7 +319,10 @@ export class IndexedDbOffloadStore implements OffloadStore {
     return typeof storage?.estimate === 'function' ? storage.estimate() : undefined;
   }
 
-  /** Closes the connection and the change channel; a later call opens them again. */
+  /**
+   * Closes the connection and the change channel, so the database can be deleted or upgraded
+   * without waiting; a later call opens them again.
+   */
   async close(): Promise<void> {
     this.#broadcast.close();
     await this.#connection.close();

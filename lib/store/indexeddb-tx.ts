@@ -1,13 +1,24 @@
 import type { IDBPTransaction } from 'idb';
 import { type OffloadDb, type OffloadStoreName, queueRange, textRange, threadRange } from './indexeddb-schema.js';
-import type {
-  EntryRecord,
-  LoggedEviction,
-  SeenRecord,
-  StagedRecord,
-  StoreTx,
-  ThreadRecord,
-  UndoRecord,
+import {
+  chunkProblem,
+  entryProblem,
+  evictionProblem,
+  seenProblem,
+  stagedProblem,
+  threadProblem,
+  UnreadableLog,
+  undoProblem,
+} from './record-checks.js';
+import {
+  defaultLogRetention,
+  type EntryRecord,
+  type LoggedEviction,
+  type SeenRecord,
+  type StagedRecord,
+  type StoreTx,
+  type ThreadRecord,
+  type UndoRecord,
 } from './store-records.js';
 
 /** Characters of text a stage serializes in one main-thread task at most (a chunk is never split). */
@@ -18,28 +29,78 @@ export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 
 /**
  * `StoreTx` over one IndexedDB transaction. Every method awaits only IndexedDB requests of that
  * transaction, so it stays active for the whole operation (S1). A readonly transaction may be
- * passed for operations that only read.
+ * passed for operations that only read. Every record read is checked (record-checks.ts): a
+ * malformed one is skipped as if absent, reported to `unreadable`, and its damage noted for reads.
  */
 export class IdbTx implements StoreTx {
-  constructor(readonly tx: OffloadTransaction) {}
+  /** Why a key's entry or text was unreadable, met in this transaction: `${threadId} ${key}` → reason. */
+  readonly #damage = new Map<string, string>();
 
-  thread(threadId: string) {
-    return this.tx.objectStore('threads').get(threadId);
+  constructor(
+    readonly tx: OffloadTransaction,
+    readonly unreadable = new UnreadableLog(),
+    readonly logRetention = defaultLogRetention,
+  ) {}
+
+  #entry(record: unknown): EntryRecord | undefined {
+    const checked = this.unreadable.check<EntryRecord>('entries', keyOf(record, 'key'), record, entryProblem);
+    if (!checked && record !== undefined) {
+      const { threadId, key } = record as { threadId: unknown; key: unknown };
+      this.#damage.set(`${threadId} ${key}`, `its record is malformed: ${entryProblem(record)}`);
+    }
+    return checked;
+  }
+  #eviction(record: unknown): LoggedEviction | undefined {
+    return this.unreadable.check<LoggedEviction>(
+      'evictions',
+      (record as { id?: unknown })?.id,
+      record,
+      evictionProblem,
+    );
+  }
+  #undo(record: unknown): UndoRecord | undefined {
+    return this.unreadable.check<UndoRecord>('undo', keyOf(record, 'turnId'), record, undoProblem);
+  }
+  #staged(record: unknown): StagedRecord | undefined {
+    return this.unreadable.check<StagedRecord>('staged', keyOf(record, 'key'), record, stagedProblem);
+  }
+
+  damage(threadId: string, key: string): string | undefined {
+    return this.#damage.get(`${threadId} ${key}`);
+  }
+
+  async thread(threadId: string) {
+    const record = await this.tx.objectStore('threads').get(threadId);
+    return this.unreadable.check<ThreadRecord>('threads', threadId, record, threadProblem);
+  }
+  /** The thread's record as stored, even malformed: a write that rebuilds it must know it was there. */
+  async threadExists(threadId: string) {
+    return (await this.tx.objectStore('threads').count(threadId)) > 0;
   }
   async putThread(record: ThreadRecord) {
     await this.tx.objectStore('threads').put(record);
   }
 
-  entry(threadId: string, key: string) {
-    return this.tx.objectStore('entries').get([threadId, key]);
+  async entry(threadId: string, key: string) {
+    return this.#entry(await this.tx.objectStore('entries').get([threadId, key]));
   }
   async oldestEntry(threadId: string) {
-    // The first record of the thread's [threadId, seq] range: one index seek, whatever the count.
-    const cursor = await this.tx.objectStore('entries').index('bySeq').openCursor(queueRange(threadId));
-    return cursor?.value;
+    // The first record of the thread's [threadId, seq] range: one index seek, whatever the count
+    // (a malformed record there is stepped over).
+    const index = this.tx.objectStore('entries').index('bySeq');
+    for (let cursor = await index.openCursor(queueRange(threadId)); cursor; cursor = await cursor.continue()) {
+      const entry = this.#entry(cursor.value);
+      if (entry) return entry;
+    }
+    return undefined;
   }
-  entries(threadId: string) {
-    return this.tx.objectStore('entries').index('bySeq').getAll(queueRange(threadId));
+  async entries(threadId: string) {
+    const all = await this.tx.objectStore('entries').index('bySeq').getAll(queueRange(threadId));
+    return all.flatMap((record) => this.#entry(record) ?? []);
+  }
+  /** Every record of the thread's entries, well-formed or not (also those the seq index misses). */
+  async entryRecords(threadId: string) {
+    return this.tx.objectStore('entries').getAll(threadRange(threadId)) as Promise<unknown[]>;
   }
   async putEntry(record: EntryRecord) {
     await this.tx.objectStore('entries').put(record);
@@ -48,11 +109,12 @@ export class IdbTx implements StoreTx {
     return this.tx.objectStore('entries').delete([threadId, key]);
   }
 
-  staged(threadId: string, key: string) {
-    return this.tx.objectStore('staged').get([threadId, key]);
+  async staged(threadId: string, key: string) {
+    return this.#staged(await this.tx.objectStore('staged').get([threadId, key]));
   }
-  stagedOf(threadId: string) {
-    return this.tx.objectStore('staged').getAll(threadRange(threadId));
+  async stagedOf(threadId: string) {
+    const all = await this.tx.objectStore('staged').getAll(threadRange(threadId));
+    return all.flatMap((record) => this.#staged(record) ?? []);
   }
   async putStaged(record: StagedRecord) {
     await this.tx.objectStore('staged').put(record);
@@ -61,10 +123,23 @@ export class IdbTx implements StoreTx {
     return this.tx.objectStore('staged').delete([threadId, key]);
   }
 
-  chunks(textId: string, first: number, last: number) {
+  async chunks(textId: string, first: number, last: number, owner?: { threadId: string; key: string }) {
     // One get a chunk, all at once: Chromium answers them faster than one getAll of the range.
     const chunks = this.tx.objectStore('chunks');
-    return Promise.all(Array.from({ length: last - first + 1 }, (_, i) => chunks.get([textId, first + i])));
+    const got = await Promise.all(Array.from({ length: last - first + 1 }, (_, i) => chunks.get([textId, first + i])));
+    return got.map((chunk: unknown, i) => {
+      const problem = chunk === undefined ? undefined : chunkProblem(chunk);
+      if (problem === undefined) return chunk as string | undefined;
+      const reason = `chunk ${first + i} of its text is ${problem}`;
+      this.unreadable.report(
+        'chunks',
+        [textId, first + i],
+        owner ? `${reason} (${owner.key})` : reason,
+        owner?.threadId,
+      );
+      if (owner) this.#damage.set(`${owner.threadId} ${owner.key}`, reason);
+      return undefined;
+    });
   }
   async putText(textId: string, parts: readonly string[]) {
     // Each put serializes its chunk on this thread: a megabyte at once would block it for long, so
@@ -99,8 +174,15 @@ export class IdbTx implements StoreTx {
   }
   async lastEviction(threadId: string, key: string) {
     const index = this.tx.objectStore('evictions').index('byKey');
-    const cursor = await index.openCursor(IDBKeyRange.only([threadId, key]), 'prev');
-    return cursor?.value;
+    for (
+      let cursor = await index.openCursor(IDBKeyRange.only([threadId, key]), 'prev');
+      cursor;
+      cursor = await cursor.continue()
+    ) {
+      const eviction = this.#eviction(cursor.value);
+      if (eviction) return eviction;
+    }
+    return undefined;
   }
   async evictionOf(threadId: string, key: string, seq: number) {
     // A key is evicted a few times at most: its own records, through the [threadId, key] index.
@@ -110,16 +192,19 @@ export class IdbTx implements StoreTx {
       cursor;
       cursor = await cursor.continue()
     ) {
-      if (cursor.value.seq === seq) return cursor.value;
+      const eviction = this.#eviction(cursor.value);
+      if (eviction?.seq === seq) return eviction;
     }
     return undefined;
   }
-  evictionsOf(threadId: string) {
-    return this.tx.objectStore('evictions').index('byThread').getAll(threadId);
+  async evictionsOf(threadId: string) {
+    const all = await this.tx.objectStore('evictions').index('byThread').getAll(threadId);
+    return all.flatMap((record) => this.#eviction(record) ?? []);
   }
 
-  seen(threadId: string, key: string) {
-    return this.tx.objectStore('seen').get([threadId, key]);
+  async seen(threadId: string, key: string) {
+    const record = await this.tx.objectStore('seen').get([threadId, key]);
+    return this.unreadable.check<SeenRecord>('seen', keyOf(record, 'key'), record, seenProblem);
   }
   async putSeen(record: SeenRecord) {
     await this.tx.objectStore('seen').put(record);
@@ -132,16 +217,44 @@ export class IdbTx implements StoreTx {
     for (let cursor = await index.openCursor(range); cursor; cursor = await cursor.continue()) await cursor.delete();
   }
 
-  undo(threadId: string, turnId: string) {
-    return this.tx.objectStore('undo').get([threadId, turnId]);
+  trimEvictions(threadId: string) {
+    return trimThreadLog(this.tx, 'evictions', threadId, this.logRetention);
   }
-  undoOf(threadId: string) {
-    return this.tx.objectStore('undo').getAll(threadRange(threadId));
+
+  async undo(threadId: string, turnId: string) {
+    return this.#undo(await this.tx.objectStore('undo').get([threadId, turnId]));
+  }
+  async undoOf(threadId: string) {
+    const all = await this.tx.objectStore('undo').getAll(threadRange(threadId));
+    return all.flatMap((record) => this.#undo(record) ?? []);
   }
   async putUndo(record: UndoRecord) {
     await this.tx.objectStore('undo').put(record);
   }
   deleteUndo(threadId: string, turnId: string) {
     return this.tx.objectStore('undo').delete([threadId, turnId]);
+  }
+}
+
+/** A record's key in an object store keyed by [threadId, field] (IndexedDB requires both to be there). */
+function keyOf(record: unknown, field: string): unknown[] {
+  const fields = record as Record<string, unknown> | undefined;
+  return [fields?.threadId, fields?.[field]];
+}
+
+/** Deletes the oldest records of a thread's log (evictions or failures) beyond `keep`: ids only grow. */
+export async function trimThreadLog(
+  tx: OffloadTransaction,
+  name: 'evictions' | 'failures',
+  threadId: string,
+  keep: number,
+): Promise<void> {
+  const store = tx.objectStore(name);
+  const index = store.index('byThread');
+  let excess = (await index.count(threadId)) - keep;
+  // Within one index key, records come in primary key order: the oldest first.
+  for (let cursor = excess > 0 ? await index.openKeyCursor(threadId) : null; cursor && excess > 0; excess--) {
+    await store.delete(cursor.primaryKey);
+    cursor = await cursor.continue();
   }
 }

@@ -13,17 +13,20 @@ import type {
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
+  UnreadableRecord,
 } from './offload-store.js';
-import { failedKeysOf, failureRecord, failuresOf } from './store-failures.js';
+import { failedKeysOf, failureRecord, failuresOf, trimFailures } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
-import { byAge, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+import { byAge, checkLogRetention, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
 export interface MemoryOffloadStoreOptions {
   /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 131,072. */
   chunkChars?: number;
+  /** Eviction and failure records kept per thread, the newest; default 1,000. */
+  logRetention?: number;
 }
 
 /**
@@ -33,13 +36,14 @@ export interface MemoryOffloadStoreOptions {
  */
 export class MemoryOffloadStore implements OffloadStore {
   readonly #chunkChars: number;
-  readonly #tables = new MemoryTables();
+  readonly #tables: MemoryTables;
   readonly #failures: StoreFailure[] = [];
   readonly #listeners = new StoreListeners();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: MemoryOffloadStoreOptions = {}) {
     this.#chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
+    this.#tables = new MemoryTables(checkLogRetention('MemoryOffloadStore', options.logRetention));
   }
 
   #atomic<T>(operation: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -109,6 +113,7 @@ export class MemoryOffloadStore implements OffloadStore {
 
   async reportFailure(failure: StoreFailure): Promise<void> {
     this.#failures.push(failureRecord(failure));
+    trimFailures(this.#failures, failure.threadId, this.#tables.logRetention);
     const totalBytes = await this.totalBytes(failure.threadId);
     this.#listeners.emit([
       { type: 'failed', threadId: failure.threadId, key: failure.key, totalBytes, error: failure.error },
@@ -152,8 +157,17 @@ export class MemoryOffloadStore implements OffloadStore {
   }
 
   async clearThread(threadId: string): Promise<void> {
-    const outcome = await this.#atomic((tx) => operations.clearThread(tx, threadId));
+    const now = Date.now();
+    const outcome = await this.#atomic((tx) => operations.clearThread(tx, threadId, now));
     this.#failures.splice(0, this.#failures.length, ...this.#failures.filter((f) => f.threadId !== threadId));
     this.#listeners.emit(outcome.events);
   }
+
+  /** Never any: this store's records are written only by itself, from results `stage` checked. */
+  async unreadable(_threadId?: string): Promise<UnreadableRecord[]> {
+    return [];
+  }
+
+  /** Nothing to release: the records stay, for later calls. */
+  async close(): Promise<void> {}
 }

@@ -1,12 +1,13 @@
 import type { MapJournal } from './memory-journal.js';
-import type {
-  EntryRecord,
-  LoggedEviction,
-  SeenRecord,
-  StagedRecord,
-  StoreTx,
-  ThreadRecord,
-  UndoRecord,
+import {
+  defaultLogRetention,
+  type EntryRecord,
+  type LoggedEviction,
+  type SeenRecord,
+  type StagedRecord,
+  type StoreTx,
+  type ThreadRecord,
+  type UndoRecord,
 } from './store-records.js';
 
 /**
@@ -67,6 +68,9 @@ export class MemoryTables {
   /** Each thread's eviction queue, built on demand. */
   readonly queues = new Map<string, SeqQueue>();
   nextEvictionId = 1;
+
+  /** @param logRetention eviction records kept per thread, the newest. */
+  constructor(readonly logRetention = defaultLogRetention) {}
 
   queue(threadId: string): SeqQueue {
     let queue = this.queues.get(threadId);
@@ -155,7 +159,7 @@ export class MemoryTx implements StoreTx {
     this.journal.delete(of(this.tables.staged, threadId), key);
   }
 
-  async chunks(textId: string, first: number, last: number) {
+  async chunks(textId: string, first: number, last: number, _owner?: unknown) {
     const chunks = this.tables.texts.get(textId) ?? [];
     return Array.from({ length: last - first + 1 }, (_, i) => chunks[first + i]);
   }
@@ -222,6 +226,15 @@ export class MemoryTx implements StoreTx {
       if (record.seq > maxSeq) break;
       this.journal.delete(seen, key);
     }
+  }
+
+  async trimEvictions(threadId: string) {
+    const log = of(this.tables.evictions, threadId);
+    const excess = log.size - this.tables.logRetention;
+    if (excess <= 0) return;
+    // Ids only grow; a rollback may put one back out of insertion order, so sort them.
+    const oldest = [...log.keys()].sort((a, b) => a - b).slice(0, excess);
+    for (const id of oldest) await this.deleteEviction(id);
   }
 
   async undo(threadId: string, turnId: string) {

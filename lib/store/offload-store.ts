@@ -18,7 +18,7 @@ export interface StoredResultInfo {
   preview: string;
 }
 
-export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced';
+export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'cleared';
 
 export interface EvictionRecord {
   threadId: string;
@@ -50,6 +50,25 @@ export interface StoreFailure {
   at: number;
   /** Why, in words (e.g. the QuotaExceededError's message). */
   error: string;
+}
+
+/** The kinds of record a store keeps, as named in `UnreadableRecord.store` (IndexedDB's object stores). */
+export type UnreadableStore = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
+
+/**
+ * A stored record that cannot be read as what it should be (a field missing or of the wrong type, a
+ * chunk of text that is not text): another script, an older version of the app or a disk fault
+ * wrote it. It is skipped — never listed, counted or read as data — and reported here.
+ */
+export interface UnreadableRecord {
+  /** Which kind of record (the object store holding it). */
+  store: UnreadableStore;
+  /** Its key in that store, as text (an array key as JSON, e.g. `["chat-1","k1"]`). */
+  key: string;
+  /** The thread it belongs to, when the record says. */
+  threadId?: string;
+  /** What is wrong with it, in words (e.g. `bytes is missing`). */
+  reason: string;
 }
 
 /** What `stage` writes: the text and everything about it but its place in the queue. */
@@ -186,6 +205,17 @@ export interface OffloadStore {
   settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
   /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */
   reportFailure(failure: StoreFailure): Promise<void>;
-  /** Deletes a thread's entries, staged texts, undo data, eviction log, seen results and failures. */
+  /**
+   * Deletes a thread's entries, staged texts, undo data, seen results and failures. The eviction
+   * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
+   * it was cleared.
+   */
   clearThread(threadId: string): Promise<void>;
+  /**
+   * Records found malformed, of one thread (or all): they are skipped by every read and listed
+   * here, with their keys, for the inspector. Optional for custom stores.
+   */
+  unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
+  /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
+  close?(): Promise<void>;
 }

@@ -37,13 +37,26 @@ export class StoreBroadcast {
     };
   }
 
+  /** Tells the other instances; when this one is not listening, through a channel closed right after. */
   post(events: StoreEvent[]): void {
-    if (events.length === 0) return;
-    this.open();
-    this.#channel?.postMessage({ source: SOURCE, events } satisfies Notice);
+    if (events.length === 0 || typeof BroadcastChannel === 'undefined') return;
+    const notice = { source: SOURCE, events } satisfies Notice;
+    if (this.#channel) {
+      this.#channel.postMessage(notice);
+      return;
+    }
+    // A message posted before close() is still delivered (HTML: postMessage queues it at once).
+    const channel = new BroadcastChannel(this.channelName);
+    channel.postMessage(notice);
+    channel.close();
   }
 
-  /** Stops listening; a later post or `open` starts again. */
+  /** Whether it is listening. */
+  get listening(): boolean {
+    return this.#channel !== undefined;
+  }
+
+  /** Stops listening; a later `open` starts again. */
   close(): void {
     this.#channel?.close();
     this.#channel = undefined;

@@ -36,3 +36,14 @@ export function failuresOf(failures: Iterable<StoreFailure>, threadId?: string):
     .map((failure) => ({ ...failure }))
     .sort((a, b) => a.at - b.at);
 }
+
+/** Drops a thread's oldest failures (in the order reported) beyond `keep`, in place. */
+export function trimFailures(failures: StoreFailure[], threadId: string, keep: number): void {
+  let excess = failures.filter((failure) => failure.threadId === threadId).length - keep;
+  for (let i = 0; i < failures.length && excess > 0; ) {
+    if (failures[i]!.threadId === threadId) {
+      failures.splice(i, 1);
+      excess--;
+    } else i++;
+  }
+}

@@ -6,6 +6,10 @@ type Listener = (event: StoreEvent) => void;
 export class StoreListeners {
   readonly #listeners = new Set<{ listener: Listener }>();
 
+  get size(): number {
+    return this.#listeners.size;
+  }
+
   subscribe(listener: Listener): () => void {
     if (typeof listener !== 'function') throw new TypeError('subscribe: listener must be a function');
     const subscription = { listener };

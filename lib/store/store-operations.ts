@@ -19,6 +19,7 @@ import {
   type UndoRecord,
 } from './store-records.js';
 import { chunkText } from './text-chunks.js';
+import { holdToBound, rebuiltThread } from './thread-record.js';
 
 /**
  * The store's rules, written once over `StoreTx` so the memory and IndexedDB stores behave the
@@ -84,7 +85,7 @@ class ThreadChange {
     ]);
     return new ThreadChange(
       tx,
-      thread ?? { threadId, totalBytes: 0, nextSeq: 1, entries: 0 },
+      thread ?? (await rebuiltThread(tx, threadId)),
       turnId === undefined ? undefined : (undo ?? { threadId, turnId, steps: [] }),
       now,
     );
@@ -116,9 +117,19 @@ class ThreadChange {
     this.events.push({ type: event, threadId: entry.threadId, key: entry.key, totalBytes: 0 });
   }
 
+  /**
+   * No readable entry is left to evict: whatever the total still counts was unreadable (skipped
+   * and reported), so the thread holds nothing.
+   */
+  nothingLeft(): void {
+    this.thread.totalBytes = 0;
+    this.thread.entries = 0;
+  }
+
   /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
   async finish(): Promise<AppliedChange> {
     this.write(this.tx.putThread(this.thread));
+    if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId));
     if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
     await Promise.all(this.#writes);
     for (const event of this.events) event.totalBytes = this.thread.totalBytes;
@@ -143,8 +154,8 @@ export async function commit(
   change: Extract<StoreChange, { type: 'commit' }>,
   now: number,
 ): Promise<Outcome<AppliedChange>> {
-  const { threadId, key, turnId, maxTotalBytes, seen } = change;
-  checkBound('commit', maxTotalBytes);
+  const { threadId, key, turnId, seen } = change;
+  checkBound('commit', change.maxTotalBytes);
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
   const [run, staged, live, oldestBefore, seenBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
@@ -159,10 +170,13 @@ export async function commit(
     return { value: run.summary(), events: [] };
   }
   if (!staged) return { value: run.summary(), events: [] };
+  const maxTotalBytes = holdToBound(run.thread, change.maxTotalBytes);
   if (staged.bytes > maxTotalBytes) {
-    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
+    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId), tx.putThread(run.thread)]);
+    const lower =
+      maxTotalBytes < change.maxTotalBytes ? ', the smallest bound of the agents writing to the thread' : '';
     const error = new RangeError(
-      `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}); it was not stored`,
+      `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}${lower}); it was not stored`,
     );
     return { value: run.summary(), events: [], error };
   }
@@ -172,7 +186,10 @@ export async function commit(
   let oldest = oldestBefore?.key === live?.key ? undefined : oldestBefore;
   while (run.thread.totalBytes + staged.bytes > maxTotalBytes) {
     oldest ??= await tx.oldestEntry(threadId);
-    if (!oldest) break;
+    if (!oldest) {
+      run.nothingLeft();
+      break;
+    }
     run.evict(oldest, 'bound', logTurn);
     oldest = undefined;
   }
@@ -228,7 +245,10 @@ export async function drop(
 async function evictToFit(run: ThreadChange, maxTotalBytes: number, turnId: string): Promise<void> {
   while (run.thread.totalBytes > maxTotalBytes) {
     const oldest = await run.tx.oldestEntry(run.thread.threadId);
-    if (!oldest) break;
+    if (!oldest) {
+      run.nothingLeft();
+      break;
+    }
     run.evict(oldest, 'bound', turnId, true);
   }
 }
@@ -259,7 +279,7 @@ export async function restoreTurn(
   if (undo) await tx.deleteUndo(threadId, turnId);
   await deleteStaged(tx, threadId, (staged) => staged.turnId === turnId);
   // Another writer (another agent on the thread) may have committed since this turn evicted.
-  await evictToFit(run, maxTotalBytes, turnId);
+  await evictToFit(run, holdToBound(run.thread, maxTotalBytes), turnId);
   await run.finish();
   return { value: undefined, events: run.events };
 }
@@ -374,12 +394,26 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
   }
 }
 
-/** Deletes everything the thread has but its seq counter (seen results too: a cleared thread starts afresh). Emits 'evicted' for each live entry so views refresh. */
-export async function clearThread(tx: StoreTx, threadId: string): Promise<Outcome<void>> {
+/**
+ * Deletes everything the thread has but its seq counter and bound (seen results too: a cleared
+ * thread starts afresh), and leaves in its eviction log one record a key that was live or logged
+ * (reason 'cleared'), so a read of it says it was cleared. Emits 'evicted' for each live entry so
+ * views refresh.
+ */
+export async function clearThread(tx: StoreTx, threadId: string, now: number): Promise<Outcome<void>> {
   const events: StoreEvent[] = [];
+  /** What each cleared key was, oldest first (a key live again after its eviction counts as live). */
+  const cleared = new Map<string, { path: string; bytes: number; seq: number }>();
+  for (const eviction of await tx.evictionsOf(threadId)) {
+    await tx.deleteEviction(eviction.id);
+    cleared.delete(eviction.key);
+    cleared.set(eviction.key, eviction);
+  }
   for (const entry of await tx.entries(threadId)) {
     await tx.deleteEntry(threadId, entry.key);
     await tx.deleteText(entry.textId);
+    cleared.delete(entry.key);
+    cleared.set(entry.key, entry);
     events.push({ type: 'evicted', threadId, key: entry.key, totalBytes: 0 });
   }
   for (const undo of await tx.undoOf(threadId)) {
@@ -388,9 +422,18 @@ export async function clearThread(tx: StoreTx, threadId: string): Promise<Outcom
   }
   await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
-  for (const eviction of await tx.evictionsOf(threadId)) await tx.deleteEviction(eviction.id);
-  // The thread's counter stays, so a seq is never reused even after a clear.
+  let lastSeq = 0;
+  for (const [key, { path, bytes, seq }] of cleared) {
+    await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq });
+    lastSeq = Math.max(lastSeq, seq);
+  }
+  if (cleared.size > 0) await tx.trimEvictions(threadId);
+  // The thread's counter stays, so a seq is never reused even after a clear; so does its bound.
   const thread = await tx.thread(threadId);
-  if (thread) await tx.putThread({ threadId, totalBytes: 0, nextSeq: thread.nextSeq, entries: 0 });
+  if (thread || cleared.size > 0) {
+    const nextSeq = Math.max(thread?.nextSeq ?? 1, lastSeq + 1);
+    const bound = thread?.maxTotalBytes === undefined ? {} : { maxTotalBytes: thread.maxTotalBytes };
+    await tx.putThread({ threadId, totalBytes: 0, nextSeq, entries: 0, ...bound });
+  }
   return { value: undefined, events };
 }

@@ -17,6 +17,7 @@ const reasonInWords: Record<EvictionReason, string> = {
   summarized: 'because a summary now covers the conversation that produced it',
   blocked: 'because the turn that stored it was blocked by an output check',
   replaced: 'because a rerun of the same call replaced it',
+  cleared: "because the thread's stored results were cleared (clearThread)",
 };
 
 /** Lines [offset, offset + limit) as `readLines` promises them; `limit` undefined reads to the end. */
@@ -25,9 +26,11 @@ export function checkLineRange(offset: unknown, limit: unknown): void {
   if (limit !== undefined) checkInteger('readLines: limit', limit, 0);
 }
 
-/** The joined chunks `first` to `last` of a record's text, or undefined when one is missing. */
-async function joinedChunks(tx: StoreTx, record: { textId: string }, first: number, last: number) {
-  const chunks = await tx.chunks(record.textId, first, last);
+type TextRecord = TextLayout & { textId: string; threadId: string; key: string };
+
+/** The joined chunks `first` to `last` of a record's text, or undefined when one is missing or not text. */
+async function joinedChunks(tx: StoreTx, record: TextRecord, first: number, last: number) {
+  const chunks = await tx.chunks(record.textId, first, last, record);
   return chunks.includes(undefined) ? undefined : chunks.join('');
 }
 
@@ -40,7 +43,7 @@ async function readable(
   threadId: string,
   key: string,
   failedKeys: FailedKeys,
-): Promise<(TextLayout & { textId: string }) | undefined> {
+): Promise<TextRecord | undefined> {
   const entry = await tx.entry(threadId, key);
   if (entry) return entry;
   const staged: StagedRecord | undefined = await tx.staged(threadId, key);
@@ -73,8 +76,18 @@ export async function readLines(
   throw await notReadable(tx, threadId, key);
 }
 
-/** Why the key's text cannot be read: 'evicted' (saying why) or 'not-found'. */
+/**
+ * Why the key's text cannot be read: 'evicted' (saying why, 'cleared' among the reasons), or
+ * 'not-found' — never stored, or stored but unreadable (its record or text malformed), which says so.
+ */
 async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<BackendError> {
+  const damage = tx.damage?.(threadId, key);
+  if (damage !== undefined) {
+    return new BackendError(
+      'not-found',
+      `${key} is unreadable: ${damage}. The store skips it; other stored results are not affected. Run the tool again if you need it.`,
+    );
+  }
   const eviction = await tx.lastEviction(threadId, key);
   if (eviction) {
     return new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.`);

@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo } from './offload-store.js';
 import type { TextLayout } from './text-chunks.js';
 
@@ -56,6 +57,8 @@ export interface ThreadRecord {
   totalBytes: number;
   nextSeq: number;
   entries: number;
+  /** The smallest maxTotalBytes of the agents that wrote to the thread: the bound it is held to. */
+  maxTotalBytes?: number;
 }
 
 /**
@@ -80,8 +83,16 @@ export interface StoreTx {
   putStaged(record: StagedRecord): Promise<void>;
   deleteStaged(threadId: string, key: string): Promise<void>;
 
-  /** Chunks `first` to `last` of a text, in order; undefined where a chunk is missing. */
-  chunks(textId: string, first: number, last: number): Promise<Array<string | undefined>>;
+  /**
+   * Chunks `first` to `last` of a text, in order; undefined where a chunk is missing (or is not
+   * text, reported as unreadable for `owner`, the entry whose text it is).
+   */
+  chunks(
+    textId: string,
+    first: number,
+    last: number,
+    owner?: { threadId: string; key: string },
+  ): Promise<Array<string | undefined>>;
   putText(textId: string, chunks: readonly string[]): Promise<void>;
   /** Deletes every chunk of the text. */
   deleteText(textId: string): Promise<void>;
@@ -95,6 +106,11 @@ export interface StoreTx {
   evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
   /** The thread's eviction log, oldest first. */
   evictionsOf(threadId: string): Promise<LoggedEviction[]>;
+  /** Deletes the thread's oldest eviction records beyond the store's log retention. */
+  trimEvictions(threadId: string): Promise<void>;
+
+  /** Why the key's entry or text was found unreadable in this operation, if it was. */
+  damage?(threadId: string, key: string): string | undefined;
 
   seen(threadId: string, key: string): Promise<SeenRecord | undefined>;
   putSeen(record: SeenRecord): Promise<void>;
@@ -105,6 +121,14 @@ export interface StoreTx {
   undoOf(threadId: string): Promise<UndoRecord[]>;
   putUndo(record: UndoRecord): Promise<void>;
   deleteUndo(threadId: string, turnId: string): Promise<void>;
+}
+
+/** Eviction and failure records a store keeps per thread, the newest: its `logRetention` option's default. */
+export const defaultLogRetention = 1000;
+
+/** Checks a store's `logRetention` option: an integer of at least 1. */
+export function checkLogRetention(store: string, logRetention: unknown): number {
+  return checkInteger(`${store}: logRetention`, logRetention ?? defaultLogRetention, 1);
 }
 
 export function toInfo(record: EntryRecord): StoredResultInfo {

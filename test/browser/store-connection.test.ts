@@ -58,7 +58,6 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
     const connection = new IdbConnection<never>({
       name,
       version: 2,
-      stores: [],
       upgrade: () => {},
       blockedTimeoutMs: 200,
     });

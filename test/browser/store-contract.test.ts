@@ -16,15 +16,19 @@ storeContract('IndexedDbOffloadStore', {
   failCommits: failIdbCommits,
 });
 
-// The same contract with every text in many chunks of 7 code units, so pages cross chunks.
+// The same contract with every text in many chunks of 7 code units, so pages cross chunks, and a
+// log retention of 10.
 storeContract('MemoryOffloadStore, texts in chunks of 7', {
-  open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
+  open: async () => new MemoryOffloadStore({ chunkChars: 7, logRetention: 10 }),
   dispose: async () => {},
   failCommits: failMemoryCommits,
+  logRetention: 10,
 });
 
 storeContract('IndexedDbOffloadStore, texts in chunks of 7', {
-  open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, chunkChars: 7 }),
+  open: async () =>
+    new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, chunkChars: 7, logRetention: 10 }),
   dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
   failCommits: failIdbCommits,
+  logRetention: 10,
 });

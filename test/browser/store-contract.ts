@@ -19,6 +19,8 @@ export interface ContractStores {
    * writes of live entries fail, so evictions still go through); returns how to stop.
    */
   failCommits(times: number): () => void;
+  /** The `logRetention` the stores were opened with (default 1,000). */
+  logRetention?: number;
 }
 
 /** Stages and commits one result. */
@@ -515,7 +517,7 @@ export function storeContract(name: string, stores: ContractStores): void {
         error.mockRestore();
       }));
 
-    it("clearThread deletes one thread's entries, log and failures, and leaves others alone", () =>
+    it("clearThread deletes one thread's entries and failures, leaves others alone, and a read says 'cleared'", () =>
       withStore(async (store) => {
         await put(store, 'a', 'k1', 'x'.repeat(60));
         await put(store, 'a', 'k2', 'y'.repeat(60));
@@ -526,11 +528,92 @@ export function storeContract(name: string, stores: ContractStores): void {
         await store.clearThread('a');
         expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k2', totalBytes: 0 }]);
         expect(await store.list('a')).toEqual([]);
-        expect(await store.evictions('a')).toEqual([]);
+        // The log keeps one record a key that was evicted or live, so a read says what happened.
+        expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
+          ['k1', '/large_tool_results/k1', 60, 'cleared'],
+          ['k2', '/large_tool_results/k2', 60, 'cleared'],
+        ]);
         expect(await store.failures('a')).toEqual([]);
         expect(await store.totalBytes('a')).toBe(0);
-        expect((await rejection(store.read('a', 'k1'))) as BackendError).toMatchObject({ code: 'not-found' });
+        for (const key of ['k1', 'k2']) {
+          const error = (await rejection(store.read('a', key))) as BackendError;
+          expect(error.code).toBe('evicted');
+          expect(error.message).toContain(`/large_tool_results/${key}`);
+          expect(error.message).toContain('cleared');
+        }
+        expect((await rejection(store.read('a', 'never'))) as BackendError).toMatchObject({ code: 'not-found' });
         expect(await store.read('b', 'k1')).toBe('other');
+        // Stored again after the clear, a key reads as it is now.
+        await put(store, 'a', 'k1', 'back');
+        expect(await store.read('a', 'k1')).toBe('back');
+        await store.clearThread('a');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
+          ['k2', 'cleared'],
+          ['k1', 'cleared'],
+        ]);
+      }));
+
+    it('keeps at most logRetention eviction and failure records per thread, the newest', () =>
+      withStore(async (store) => {
+        const retention = stores.logRetention ?? 1000;
+        const count = retention * 2;
+        // Each its own turn, settled as the offload settles finished turns (one turn's undo log would grow instead).
+        for (let i = 0; i < count; i++) {
+          await put(store, 'a', `k${i}`, 'x', `t${i}`, 1);
+          await store.settle('a', [`t${i}`]);
+        }
+        const log = await store.evictions('a');
+        expect(log).toHaveLength(retention);
+        expect(log.map((e) => e.key)).toEqual(
+          Array.from({ length: retention }, (_, i) => `k${count - 1 - retention + i}`),
+        );
+        expect(await store.read('a', `k${count - 1}`)).toBe('x');
+        for (let i = 0; i < retention + 5; i++) {
+          await store.reportFailure({
+            threadId: 'a',
+            key: `f${i}`,
+            path: '/p',
+            toolName: 't',
+            bytes: 1,
+            at: i,
+            error: 'e',
+          });
+        }
+        await store.reportFailure({
+          threadId: 'b',
+          key: 'other',
+          path: '/p',
+          toolName: 't',
+          bytes: 1,
+          at: 0,
+          error: 'e',
+        });
+        const failures = await store.failures('a');
+        expect(failures).toHaveLength(retention);
+        expect(failures[0]!.key).toBe('f5');
+        expect(await store.failures('b')).toHaveLength(1);
+      }));
+
+    it('holds a thread to the smallest maxTotalBytes of the agents that commit to it', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(40), 't1', 100);
+        // Another agent, bounded at 300, writes to the same thread: 100 still holds.
+        await put(store, 'a', 'k2', 'y'.repeat(40), 't2', 300);
+        const applied = await put(store, 'a', 'k3', 'z'.repeat(40), 't2', 300);
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+        expect(await store.totalBytes('a')).toBe(80);
+        await store.stage(result('a', 'big', 'b'.repeat(150), 't2'));
+        const error = await rejection(
+          store.apply({ type: 'commit', threadId: 'a', key: 'big', turnId: 't2', maxTotalBytes: 300 }),
+        );
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toMatch(/maxTotalBytes \(100, the smallest bound of the agents writing to the thread\)/);
+        // restoreTurn with the larger bound keeps the smaller one too; other threads are not affected.
+        await put(store, 'a', 'k4', 'w'.repeat(60), 't3', 300);
+        await store.restoreTurn('a', 't3', 300);
+        expect(await store.totalBytes('a')).toBeLessThanOrEqual(100);
+        await put(store, 'b', 'k1', 'v'.repeat(250), 't1', 300);
+        expect(await store.totalBytes('b')).toBe(250);
       }));
 
     it('records failures to store, oldest first, and tells subscribers', () =>
@@ -574,7 +657,10 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(await store.totalBytes('a')).toBe(total);
         expect(total).toBeLessThanOrEqual(60);
         const evicted = new Set((await store.evictions('a')).map((e) => e.key));
-        for (const key of keys) expect(evicted.has(key) || entries.some((e) => e.key === key)).toBe(true);
+        // Each key is live or logged, as long as the log keeps them all.
+        if (keys.length <= (stores.logRetention ?? 1000)) {
+          for (const key of keys) expect(evicted.has(key) || entries.some((e) => e.key === key)).toBe(true);
+        }
         expect(new Set(entries.map((e) => e.seq)).size).toBe(entries.length);
       }));
   });

@@ -1,0 +1,211 @@
+import { type IDBPTransaction, openDB } from 'idb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BackendError } from '../../lib/backends/backend.js';
+import { OffloadBackend } from '../../lib/offload/offload-backend.js';
+import type { OffloadDb } from '../../lib/store/indexeddb-schema.js';
+import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
+import { put } from './store-contract.js';
+
+/**
+ * Records read back from IndexedDB are input: each case writes a malformed record with raw
+ * IndexedDB, as another script of the origin, an older app or a disk fault would, and checks that
+ * it is skipped and reported while everything else keeps working.
+ */
+
+const opened: IndexedDbOffloadStore[] = [];
+function open(options: { chunkChars?: number } = {}) {
+  const store = new IndexedDbOffloadStore({ name: `store-unreadable-${crypto.randomUUID()}`, ...options });
+  opened.push(store);
+  return store;
+}
+let warn: ReturnType<typeof vi.spyOn>;
+afterEach(async () => {
+  warn?.mockRestore();
+  for (const store of opened.splice(0)) await store.deleteDatabase();
+});
+
+const tampered = ['entries', 'chunks', 'threads', 'evictions', 'failures'] as const;
+type RawTx = IDBPTransaction<OffloadDb, typeof tampered extends readonly (infer N)[] ? N[] : never, 'readwrite'>;
+
+/** Changes raw records in the store's database with plain IndexedDB, outside the store. */
+async function tamper(name: string, change: (tx: RawTx) => Promise<unknown>) {
+  const database = await openDB<OffloadDb>(name);
+  try {
+    const tx = database.transaction([...tampered], 'readwrite');
+    await change(tx);
+    await tx.done;
+  } finally {
+    database.close();
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<BackendError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as BackendError;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('IndexedDbOffloadStore: malformed records are skipped and reported', () => {
+  it('an entry with missing fields: not listed, a read is a clear error, grep over the mount still works', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'alpha needle\n', 't1', 1000);
+    await put(store, 't', 'k2', 'beta needle\n', 't1', 1000);
+    await put(store, 't', 'k3', 'gamma needle\n', 't1', 1000);
+    await tamper(store.name, async (tx) => {
+      const entries = tx.objectStore('entries');
+      const { bytes: _bytes, preview: _preview, ...broken } = (await entries.get(['t', 'k2']))!;
+      await entries.put(broken as never);
+    });
+    expect((await store.list('t')).map((e) => e.key)).toEqual(['k1', 'k3']);
+    expect((await store.list()).map((e) => e.key)).toEqual(['k1', 'k3']);
+    const error = await rejection(store.read('t', 'k2'));
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error.message).toMatch(/^k2 is unreadable: its record is malformed: bytes is missing/);
+    expect((await rejection(store.readLines('t', 'k2', 0, 1))).message).toBe(error.message);
+    expect(await store.unreadable('t')).toEqual([
+      { store: 'entries', key: '["t","k2"]', threadId: 't', reason: 'bytes is missing' },
+    ]);
+    expect(await store.unreadable('other')).toEqual([]);
+
+    const backend = new OffloadBackend(store, 't');
+    expect((await backend.grep('needle')).map((match) => match.path)).toEqual(['/k1', '/k3']);
+    const read = await rejection(backend.read('/k2'));
+    expect(read.message).toMatch(/^\/large_tool_results\/k2 is unreadable: its record is malformed: bytes is missing/);
+    expect(await backend.read('/k3')).toBe('gamma needle\n');
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('bytes is missing'));
+
+    // clearThread deletes it with the rest.
+    await store.clearThread('t');
+    expect(await store.unreadable()).toEqual([]);
+  });
+
+  it('a chunk replaced by an object: never read as "[object Object]", reported with its key', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open({ chunkChars: 16 });
+    const text = 'line one\nline two\nline three\n';
+    await put(store, 't', 'k1', text, 't1', 1000);
+    await put(store, 't', 'k2', 'fine line\n', 't1', 1000);
+    const [entry] = await store.list('t');
+    expect(entry!.key).toBe('k1');
+    let textId = '';
+    await tamper(store.name, async (tx) => {
+      textId = (await tx.objectStore('entries').get(['t', 'k1']))!.textId;
+      await tx.objectStore('chunks').put({ evil: true } as never, [textId, 1]);
+    });
+    const error = await rejection(store.read('t', 'k1'));
+    expect(error.message).toMatch(/^k1 is unreadable: chunk 1 of its text is an object, not text/);
+    expect(error.message).not.toContain('[object Object]');
+    // A page in the chunk before the bad one still reads; the one holding it fails the same way.
+    expect(await store.readLines('t', 'k1', 0, 1)).toEqual({ text: 'line one\n', totalLines: 3 });
+    expect((await rejection(store.readLines('t', 'k1', 1, 1))).message).toBe(error.message);
+    expect(await store.unreadable('t')).toEqual([
+      {
+        store: 'chunks',
+        key: JSON.stringify([textId, 1]),
+        threadId: 't',
+        reason: 'chunk 1 of its text is an object, not text (k1)',
+      },
+    ]);
+    const backend = new OffloadBackend(store, 't');
+    expect(await backend.grep('line')).toEqual([{ path: '/k2', line: 1, text: 'fine line' }]);
+    // Listed still (its record is fine), so the inspector shows it and the bound counts it.
+    expect((await store.list('t')).map((e) => e.key)).toEqual(['k1', 'k2']);
+  });
+
+  it('a thread record with a string total: rebuilt from the entries, every seq a number, the bound held', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k0', 'x'.repeat(100), 't1', 1000);
+    await tamper(store.name, async (tx) => {
+      const threads = tx.objectStore('threads');
+      await threads.put({ ...(await threads.get('t'))!, totalBytes: '100' as never });
+    });
+    expect(await store.unreadable('t')).toEqual([
+      { store: 'threads', key: 't', threadId: 't', reason: 'totalBytes is "100", not a count of bytes' },
+    ]);
+    expect(await store.totalBytes('t')).toBe(100);
+    for (let i = 1; i <= 18; i++) await put(store, 't', `k${i}`, 'y'.repeat(100), 't1', 1000);
+    const entries = await store.list('t');
+    const sum = entries.reduce((total, entry) => total + entry.bytes, 0);
+    expect(sum).toBeLessThanOrEqual(1000);
+    expect(await store.totalBytes('t')).toBe(sum);
+    expect(entries.map((entry) => entry.key)).toEqual(Array.from({ length: 10 }, (_, i) => `k${i + 9}`));
+    for (const entry of entries) expect(Number.isSafeInteger(entry.seq)).toBe(true);
+    expect(new Set(entries.map((entry) => entry.seq)).size).toBe(10);
+    // The rebuilt record was saved: nothing is unreadable any more.
+    expect(await store.unreadable()).toEqual([]);
+  });
+
+  it('a thread total smaller than its entries cannot break the bound once entries run out', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
+    // The only entry turns unreadable, while the total still counts it.
+    await tamper(store.name, async (tx) => {
+      const entries = tx.objectStore('entries');
+      await entries.put({ ...(await entries.get(['t', 'k1']))!, createdAt: 'yesterday' as never });
+    });
+    await put(store, 't', 'k2', 'y'.repeat(90), 't1', 100);
+    expect(await store.totalBytes('t')).toBe(90);
+    expect((await store.list('t')).map((e) => e.key)).toEqual(['k2']);
+  });
+
+  it('an entry with an invalid date is skipped in every list and reported', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'one', 't1', 1000);
+    await put(store, 't', 'k2', 'two', 't1', 1000);
+    await put(store, 'u', 'k1', 'other thread', 't1', 1000);
+    await tamper(store.name, async (tx) => {
+      const entries = tx.objectStore('entries');
+      await entries.put({ ...(await entries.get(['t', 'k1']))!, createdAt: Number.NaN });
+    });
+    expect((await store.list('t')).map((e) => e.key)).toEqual(['k2']);
+    expect((await store.list()).map((e) => `${e.threadId}/${e.key}`)).toEqual(['t/k2', 'u/k1']);
+    expect(await store.unreadable()).toEqual([
+      { store: 'entries', key: '["t","k1"]', threadId: 't', reason: 'createdAt is NaN, not a time in milliseconds' },
+    ]);
+    expect((await rejection(store.read('t', 'k1'))).message).toContain('createdAt is NaN');
+    expect(await store.read('t', 'k2')).toBe('two');
+  });
+
+  it('malformed eviction and failure records are skipped and reported; reads of their keys fall back', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
+    await put(store, 't', 'k2', 'y'.repeat(60), 't1', 100);
+    await store.reportFailure({ threadId: 't', key: 'f', path: '/p', toolName: 'x', bytes: 1, at: 1, error: 'full' });
+    await store.reportFailure({ threadId: 't', key: 'g', path: '/p', toolName: 'x', bytes: 1, at: 2, error: 'full' });
+    await tamper(store.name, async (tx) => {
+      const [eviction] = await tx.objectStore('evictions').getAll();
+      await tx.objectStore('evictions').put({ ...eviction!, reason: 'because' as never });
+      const [failure] = await tx.objectStore('failures').getAll();
+      await tx.objectStore('failures').put({ ...failure!, at: {} as never });
+    });
+    expect(await store.evictions('t')).toEqual([]);
+    expect(await store.evictions()).toEqual([]);
+    expect((await store.failures('t')).map((f) => f.key)).toEqual(['g']);
+    expect((await rejection(store.read('t', 'k1'))).code).toBe('not-found');
+    expect((await store.unreadable('t')).map((r) => [r.store, r.reason])).toEqual([
+      ['evictions', 'reason is "because", not an eviction reason'],
+      ['failures', 'at is {}, not a time in milliseconds'],
+    ]);
+  });
+});
+
+describe('IndexedDbOffloadStore: a database of a newer schema', () => {
+  it('is a clear error, not a silent downgrade', async () => {
+    const store = open();
+    await put(store, 't', 'k1', 'before', 't1', 100);
+    await store.close();
+    const newer = await openDB(store.name, 99, { upgrade: (database) => void database.createObjectStore('future') });
+    newer.close();
+    await expect(store.list('t')).rejects.toThrow(
+      /newer version of this app \(schema version 99; this code knows up to \d+\)/,
+    );
+  });
+});
