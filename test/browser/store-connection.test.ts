@@ -87,6 +87,10 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
   it('rejects bad options with errors naming them', () => {
     expect(() => new IndexedDbOffloadStore({ name: '' })).toThrow(/database name/);
     expect(() => new IndexedDbOffloadStore({ blockedTimeoutMs: -1 })).toThrow(/blockedTimeoutMs/);
+    expect(() => new IndexedDbOffloadStore({ logRetention: 0 })).toThrow(
+      'IndexedDbOffloadStore: logRetention must be an integer of at least 1, got 0',
+    );
+    expect(() => new IndexedDbOffloadStore({ logRetention: 2.5 })).toThrow(RangeError);
   });
 });
 

@@ -11,9 +11,10 @@ storeContract('MemoryOffloadStore in Chromium', {
 });
 
 storeContract('IndexedDbOffloadStore', {
-  open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}` }),
+  open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, logRetention: 50 }),
   dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
   failCommits: failIdbCommits,
+  logRetention: 50,
 });
 
 // The same contract with every text in many chunks of 7 code units, so pages cross chunks, and a

@@ -4,6 +4,7 @@ import { BackendError } from '../../lib/backends/backend.js';
 import { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import type { OffloadDb } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
+import { failure } from '../node/backend-failure.js';
 import { put } from './store-contract.js';
 
 /**
@@ -39,15 +40,6 @@ async function tamper(name: string, change: (tx: RawTx) => Promise<unknown>) {
   }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<BackendError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as BackendError;
-  }
-  throw new Error('expected the promise to reject');
-}
-
 describe('IndexedDbOffloadStore: malformed records are skipped and reported', () => {
   it('an entry with missing fields: not listed, a read is a clear error, grep over the mount still works', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
@@ -62,10 +54,10 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     });
     expect((await store.list('t')).map((e) => e.key)).toEqual(['k1', 'k3']);
     expect((await store.list()).map((e) => e.key)).toEqual(['k1', 'k3']);
-    const error = await rejection(store.read('t', 'k2'));
+    const error = await failure(store.read('t', 'k2'));
     expect(error).toBeInstanceOf(BackendError);
     expect(error.message).toMatch(/^k2 is unreadable: its record is malformed: bytes is missing/);
-    expect((await rejection(store.readLines('t', 'k2', 0, 1))).message).toBe(error.message);
+    expect((await failure(store.readLines('t', 'k2', 0, 1))).message).toBe(error.message);
     expect(await store.unreadable('t')).toEqual([
       { store: 'entries', key: '["t","k2"]', threadId: 't', reason: 'bytes is missing' },
     ]);
@@ -73,7 +65,7 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
 
     const backend = new OffloadBackend(store, 't');
     expect((await backend.grep('needle')).map((match) => match.path)).toEqual(['/k1', '/k3']);
-    const read = await rejection(backend.read('/k2'));
+    const read = await failure(backend.read('/k2'));
     expect(read.message).toMatch(/^\/large_tool_results\/k2 is unreadable: its record is malformed: bytes is missing/);
     expect(await backend.read('/k3')).toBe('gamma needle\n');
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('bytes is missing'));
@@ -96,12 +88,12 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
       textId = (await tx.objectStore('entries').get(['t', 'k1']))!.textId;
       await tx.objectStore('chunks').put({ evil: true } as never, [textId, 1]);
     });
-    const error = await rejection(store.read('t', 'k1'));
+    const error = await failure(store.read('t', 'k1'));
     expect(error.message).toMatch(/^k1 is unreadable: chunk 1 of its text is an object, not text/);
     expect(error.message).not.toContain('[object Object]');
     // A page in the chunk before the bad one still reads; the one holding it fails the same way.
     expect(await store.readLines('t', 'k1', 0, 1)).toEqual({ text: 'line one\n', totalLines: 3 });
-    expect((await rejection(store.readLines('t', 'k1', 1, 1))).message).toBe(error.message);
+    expect((await failure(store.readLines('t', 'k1', 1, 1))).message).toBe(error.message);
     expect(await store.unreadable('t')).toEqual([
       {
         store: 'chunks',
@@ -169,7 +161,7 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect(await store.unreadable()).toEqual([
       { store: 'entries', key: '["t","k1"]', threadId: 't', reason: 'createdAt is NaN, not a time in milliseconds' },
     ]);
-    expect((await rejection(store.read('t', 'k1'))).message).toContain('createdAt is NaN');
+    expect((await failure(store.read('t', 'k1'))).message).toContain('createdAt is NaN');
     expect(await store.read('t', 'k2')).toBe('two');
   });
 
@@ -189,7 +181,7 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect(await store.evictions('t')).toEqual([]);
     expect(await store.evictions()).toEqual([]);
     expect((await store.failures('t')).map((f) => f.key)).toEqual(['g']);
-    expect((await rejection(store.read('t', 'k1'))).code).toBe('not-found');
+    expect((await failure(store.read('t', 'k1'))).code).toBe('not-found');
     expect((await store.unreadable('t')).map((r) => [r.store, r.reason])).toEqual([
       ['evictions', 'reason is "because", not an eviction reason'],
       ['failures', 'at is {}, not a time in milliseconds'],

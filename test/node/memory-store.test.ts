@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { storeContract } from '../browser/store-contract.js';
 import { failMemoryCommits } from './fixtures/fail-memory-commits.js';
@@ -13,4 +14,14 @@ storeContract('MemoryOffloadStore, texts in chunks of 7', {
   open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
   dispose: async () => {},
   failCommits: failMemoryCommits,
+});
+
+describe('MemoryOffloadStore options', () => {
+  it('checks logRetention like its other options', () => {
+    expect(() => new MemoryOffloadStore({ logRetention: 0 })).toThrow(
+      'MemoryOffloadStore: logRetention must be an integer of at least 1, got 0',
+    );
+    expect(() => new MemoryOffloadStore({ logRetention: '5' as never })).toThrow(RangeError);
+    expect(() => new MemoryOffloadStore({ logRetention: Number.POSITIVE_INFINITY })).toThrow(/logRetention/);
+  });
 });
