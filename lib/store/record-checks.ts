@@ -133,6 +133,7 @@ export function undoProblem(record: unknown): string | undefined {
     ['threadId', 'a non-empty string', name],
     ['turnId', 'a string', text],
     ['steps', 'an array', Array.isArray],
+    ['at', 'a time in milliseconds or absent', (value) => value === undefined || time(value)],
   ]);
   if (problem) return problem;
   for (const [index, step] of (record as UndoRecord).steps.entries()) {
