@@ -232,9 +232,14 @@ export class MemoryTx implements StoreTx {
     const log = of(this.tables.evictions, threadId);
     const excess = log.size - this.tables.logRetention;
     if (excess <= 0) return;
-    // Ids only grow; a rollback may put one back out of insertion order, so sort them.
-    const oldest = [...log.keys()].sort((a, b) => a - b).slice(0, excess);
-    for (const id of oldest) await this.deleteEviction(id);
+    // Ids only grow; a rollback may put one back out of insertion order, so take the lowest. A
+    // commit past the retention drops one: a scan, not a sort.
+    if (excess === 1) {
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const id of log.keys()) if (id < oldest) oldest = id;
+      return this.deleteEviction(oldest);
+    }
+    for (const id of [...log.keys()].sort((a, b) => a - b).slice(0, excess)) await this.deleteEviction(id);
   }
 
   async undo(threadId: string, turnId: string) {
