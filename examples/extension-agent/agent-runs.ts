@@ -7,10 +7,14 @@ import type { RunRecord, RunRegistry } from './run-registry.js';
 import { loadModelSettings } from './settings.js';
 
 /**
- * How many worker starts continue one run before it waits for the user. A model call that Chrome
- * stops every time (one silent await of over 30 s) would otherwise restart forever.
+ * How many times a run's worker may be stopped before the next worker leaves the run for the user
+ * ("Continue") instead of continuing it. A model call that Chrome stops every time (one silent
+ * await of over 30 s) would otherwise restart forever.
  */
-export const maxAttempts = 3;
+export const maxWorkerDeaths = 3;
+
+/** The workers a recorded run lost: the one that started it, and each that continued it since. */
+const deathsOf = (record: RunRecord) => record.attempts + 1;
 
 export interface AgentRunsOptions {
   chrome: AgentChrome;
@@ -74,39 +78,41 @@ export class AgentRuns {
   async send(threadId: string, text: string): Promise<void> {
     await this.#ready;
     const active = this.#claim(threadId, false);
-    const before = await this.#reader.messages(threadId).catch(() => []);
-    active.messages = [...before, pendingUser(text)];
-    // Recorded before the run starts, so a worker stopped at any point after this finds it.
-    await this.options.registry.put({
-      threadId,
-      input: text,
-      lastUserBefore: lastUserId(before),
-      attempts: 0,
-      startedAt: Date.now(),
+    void this.#execute(threadId, active, async () => {
+      const before = await this.#reader.messages(threadId).catch(() => []);
+      active.messages = [...before, pendingUser(text)];
+      // Recorded before the run starts, so a worker stopped at any point after this finds it.
+      await this.options.registry.put({
+        threadId,
+        input: text,
+        lastUserBefore: lastUserId(before),
+        attempts: 0,
+        startedAt: Date.now(),
+      });
+      return (agent) => agent.run(text, { threadId });
     });
-    void this.#execute(threadId, active, (agent) => agent.run(text, { threadId }));
   }
 
-  /** Continues the thread's unfinished run (failed, or stalled after repeated worker deaths). */
+  /** Continues the thread's unfinished run (failed, or left to the user after repeated worker deaths). */
   async continue(threadId: string): Promise<void> {
     await this.#ready;
     const active = this.#claim(threadId, false);
-    active.messages = await this.#reader.messages(threadId).catch(() => []);
-    const record = await this.options.registry.get(threadId);
-    await this.options.registry.put({ ...(record ?? { threadId, startedAt: Date.now() }), attempts: 0 });
-    void this.#execute(threadId, active, (agent) => agent.recover(threadId));
+    void this.#execute(threadId, active, async () => {
+      const record = await this.options.registry.get(threadId);
+      return this.#resumption({ ...(record ?? { threadId, startedAt: Date.now() }), attempts: 0 }, active);
+    });
   }
 
   /**
    * On worker start: every run the registry still holds was left unfinished by a stopped worker.
    * Each is continued (a run that never saved its user message is started again), unless it
-   * already took `maxAttempts` worker starts; requests wait until every such run is claimed.
+   * already lost `maxWorkerDeaths` workers; requests wait until every such run is claimed.
    */
   recoverUnfinished(): Promise<void> {
     const claimed = (async () => {
       const records = await this.options.registry.list();
       return records.flatMap((record) => {
-        if (record.attempts >= maxAttempts || this.#active.has(record.threadId)) {
+        if (deathsOf(record) >= maxWorkerDeaths || this.#active.has(record.threadId)) {
           if (!this.#active.has(record.threadId)) this.#ended.set(record.threadId, stalled(record));
           return [];
         }
@@ -118,19 +124,30 @@ export class AgentRuns {
       (error) => console.error('extension agent: reading the unfinished runs failed', error),
     );
     return claimed.then(async (runs) => {
-      await Promise.all(runs.map(({ record, active }) => this.#continueRecorded(record, active)));
+      await Promise.all(
+        runs.map(({ record, active }) =>
+          this.#execute(record.threadId, active, () =>
+            this.#resumption({ ...record, attempts: record.attempts + 1 }, active),
+          ),
+        ),
+      );
     });
   }
 
-  async #continueRecorded(record: RunRecord, active: ActiveRun): Promise<void> {
+  /**
+   * Saves `record`, then says how to go on: `agent.recover` when the run's user message is in the
+   * checkpoint, else the run again from its input (the worker stopped before the run saved anything).
+   */
+  async #resumption(record: RunRecord, active: ActiveRun): Promise<(agent: Agent) => Promise<RunResult>> {
     const { threadId, input } = record;
-    await this.options.registry.put({ ...record, attempts: record.attempts + 1 });
+    await this.options.registry.put(record);
     const saved = await this.#reader.messages(threadId).catch(() => []);
-    const started = input === undefined || lastUserId(saved) !== record.lastUserBefore;
-    active.messages = started ? saved : [...saved, pendingUser(input)];
-    await this.#execute(threadId, active, (agent) =>
-      started ? agent.recover(threadId) : agent.run(input, { threadId }),
-    );
+    if (input === undefined || lastUserId(saved) !== record.lastUserBefore) {
+      active.messages = saved;
+      return (agent) => agent.recover(threadId);
+    }
+    active.messages = [...saved, pendingUser(input)];
+    return (agent) => agent.run(input, { threadId });
   }
 
   /** Marks the thread as running in this worker, or throws when it already is. */
@@ -144,7 +161,12 @@ export class AgentRuns {
     return active;
   }
 
-  async #execute(threadId: string, active: ActiveRun, action: (agent: Agent) => Promise<RunResult>) {
+  /** Prepares the run (`prepare` says how to start it), runs it, and publishes every change until it ends. */
+  async #execute(
+    threadId: string,
+    active: ActiveRun,
+    prepare: () => Promise<(agent: Agent) => Promise<RunResult>>,
+  ): Promise<void> {
     const publish = () => this.options.publish(this.#update(threadId, active.messages, active.view()));
     const progress: Progress = {
       onStep(messages) {
@@ -156,11 +178,13 @@ export class AgentRuns {
         publish();
       },
     };
-    publish();
     let ended: RunView;
     try {
-      const agent = buildAgent(this.options.chrome, await loadModelSettings(this.options.chrome), progress);
-      const result = await action(agent);
+      const start = await prepare();
+      publish();
+      const result = await start(
+        buildAgent(this.options.chrome, await loadModelSettings(this.options.chrome), progress),
+      );
       active.messages = result.messages;
       ended =
         result.status === 'completed' ? idle : { state: 'ended', status: result.status, reason: result.reason ?? '' };
@@ -183,6 +207,6 @@ export class AgentRuns {
 function stalled(record: RunRecord): RunView {
   return {
     state: 'stalled',
-    reason: `the extension's worker was stopped ${record.attempts} times during this run`,
+    reason: `the extension's worker was stopped ${deathsOf(record)} times during this run`,
   };
 }

@@ -15,7 +15,7 @@ export interface RunRecord {
    * worker stopped before the run saved anything, and the input is run again.
    */
   lastUserBefore?: string | null;
-  /** Worker starts that continued this run; past the limit it waits for the user ("Continue"). */
+  /** Worker starts that continued this run (each after the worker before was stopped). */
   attempts: number;
   startedAt: number;
 }

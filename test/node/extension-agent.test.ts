@@ -123,6 +123,38 @@ function savedKey(thread: string, tool: string): Promise<string | undefined> {
   );
 }
 
+/**
+ * The thread's stored keys, after checking the whole database: no problem (totals equal entries,
+ * every chunk referenced), nothing left staged, no eviction in the thread.
+ */
+async function storedKeys(thread: string): Promise<string[]> {
+  const dump = await dumpStore();
+  expect(integrityOf(dump).problems).toEqual([]);
+  expect(dump.staged).toEqual([]);
+  const entries = dump.entries.filter((entry) => entry.threadId === thread);
+  const record = dump.threads.find((t) => t.threadId === thread)!;
+  expect(record.totalBytes).toBe(entries.reduce((sum, entry) => sum + entry.bytes, 0));
+  expect(record.entries).toBe(entries.length);
+  expect(dump.evictions.filter((eviction) => eviction.threadId === thread)).toEqual([]);
+  return entries.map((entry) => entry.key);
+}
+
+/** Opens a new chat in the panel and returns its thread id. */
+async function newChat(): Promise<string> {
+  const before = await threadId();
+  await panel.getByRole('button', { name: 'New chat' }).click();
+  await eventually(threadId).not.toBe(before);
+  return threadId();
+}
+
+/** Opens the page still loading (its image held) and makes it the active tab. */
+async function openHeldPage(): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${server.base}/held.html`, { waitUntil: 'domcontentloaded' });
+  await page.bringToFront();
+  return page;
+}
+
 /** The thread on screen: one user message, each tool once, nothing interrupted, a final answer. */
 async function expectCompleteThread(): Promise<string> {
   expect(await panel.locator('article.bubble.user').count()).toBe(1);
@@ -181,14 +213,9 @@ describe('the extension agent', { timeout: 90_000 }, () => {
   });
 
   it('continues a run whose worker is stopped mid-tool: the panel reconnects, the call runs again with its key, one entry', async () => {
-    const page = await context.newPage();
-    // Still loading (an image is held), so read_active_tab waits in the page until the test releases it.
-    await page.goto(`${server.base}/held.html`, { waitUntil: 'domcontentloaded' });
-    await page.bringToFront();
-    const before = await threadId();
-    await panel.getByRole('button', { name: 'New chat' }).click();
-    await eventually(threadId).not.toBe(before);
-    const thread = await threadId();
+    // Still loading (an image is held), so read_active_tab waits for it until the test releases it.
+    const page = await openHeldPage();
+    const thread = await newChat();
 
     await send(`Is there a "${searchedWord}" in the report?`);
     await eventually(() => runStatus().getAttribute('data-tools')).toContain('read_active_tab');
@@ -212,16 +239,7 @@ describe('the extension agent', { timeout: 90_000 }, () => {
     expect(path).toBe(`/large_tool_results/${key}`);
     expect(await answers().last().textContent()).toContain('The page "Harbour report (loading)"');
 
-    const dump = await dumpStore();
-    const integrity = integrityOf(dump);
-    expect(integrity.problems).toEqual([]);
-    expect(dump.staged).toEqual([]);
-    const entries = dump.entries.filter((entry) => entry.threadId === thread);
-    expect(entries.map((entry) => entry.key)).toEqual([key]);
-    const record = dump.threads.find((t) => t.threadId === thread)!;
-    expect(record.totalBytes).toBe(entries[0]!.bytes);
-    expect(record.entries).toBe(1);
-    expect(dump.evictions.filter((eviction) => eviction.threadId === thread)).toEqual([]);
+    expect(await storedKeys(thread)).toEqual([key]);
     await page.close();
   });
 
@@ -229,7 +247,7 @@ describe('the extension agent', { timeout: 90_000 }, () => {
     const page = await context.newPage();
     await page.goto(`${server.base}/large.html`);
     await page.bringToFront();
-    await panel.getByRole('button', { name: 'New chat' }).click();
+    await newChat();
     await eventually(() => runStatus().count()).toBe(0);
     const idleWorker = await workerId();
     await stopWorker();
@@ -241,6 +259,31 @@ describe('the extension agent', { timeout: 90_000 }, () => {
     expect(await link().getAttribute('data-state')).toBe('connected');
     expect(await workerId()).not.toBe(idleWorker);
     await expectCompleteThread();
+    await page.close();
+  });
+
+  it('leaves a run whose worker was stopped three times to the user, and continues it on "Continue"', async () => {
+    server.hold();
+    const page = await openHeldPage();
+    const thread = await newChat();
+    await send(`Any "${searchedWord}" today?`);
+    await eventually(() => runStatus().getAttribute('data-tools')).toContain('read_active_tab');
+    const key = await savedKey(thread, 'read_active_tab');
+    for (let death = 1; death <= 3; death++) {
+      const worker = await workerId();
+      await stopWorker();
+      // Each new worker shows itself once it has taken the run over (or, the third time, left it).
+      await eventually(workerId).not.toBe(worker);
+    }
+    await eventually(() => runStatus().getAttribute('data-run')).toBe('stalled');
+    expect(await runStatus().textContent()).toContain("the extension's worker was stopped 3 times during this run");
+
+    server.release();
+    await panel.getByRole('button', { name: 'Continue' }).click();
+    await eventually(() => answers().last().textContent()).toContain('grep found');
+    const path = await expectCompleteThread();
+    expect(path).toBe(`/large_tool_results/${key}`);
+    expect(await storedKeys(thread)).toEqual([key]);
     await page.close();
   });
 });
