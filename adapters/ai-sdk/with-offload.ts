@@ -49,6 +49,37 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
 }
 
 /**
+ * A tool's error as the model will be sent it, cut to the threshold: the SDK turns a thrown error
+ * into `error-text` itself (as `Error: message`), without calling `toModelOutput`. The original
+ * stays as the `cause`.
+ */
+function cutError(offload: ToolOutputOffload, error: unknown): unknown {
+  if (typeof error === 'string') return offload.cutToThreshold(error);
+  if (!(error instanceof Error)) return error;
+  const prefix = 'Error: ';
+  const cut = offload.cutToThreshold(`${prefix}${error.message}`);
+  return cut === `${prefix}${error.message}` ? error : new Error(cut.slice(prefix.length), { cause: error });
+}
+
+/** `execute` whose thrown errors (sync or async) are cut; a streaming (AsyncIterable) result is left as it is. */
+function cuttingErrors(offload: ToolOutputOffload, execute: NonNullable<Tool['execute']>): Tool['execute'] {
+  return (input, options) => {
+    let result: ReturnType<typeof execute>;
+    try {
+      result = execute(input, options);
+    } catch (error) {
+      throw cutError(offload, error);
+    }
+    if (result instanceof Promise) {
+      return result.catch((error: unknown) => {
+        throw cutError(offload, error);
+      });
+    }
+    return result;
+  };
+}
+
+/**
  * The offload for an AI SDK agent, for one thread (chat): each tool's `toModelOutput` is wrapped so
  * the model sees a large result's header and first lines while it is stored (the raw output stays
  * in the steps and UI messages), and read-only tools read it back. Works with generateText,
@@ -73,6 +104,7 @@ export function withOffload<TOOLS extends ToolSet>(
     const own = original.toModelOutput;
     wrapped[toolName] = {
       ...original,
+      ...(original.execute ? { execute: cuttingErrors(offload, original.execute) } : {}),
       async toModelOutput({ toolCallId, input, output }) {
         const base = own ? await own({ toolCallId, input, output }) : defaultModelOutput(output);
         const shown = await offloadModelOutput(offload, { threadId, toolName, toolCallId }, base);

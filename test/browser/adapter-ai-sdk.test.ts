@@ -274,6 +274,30 @@ describe('withOffload (AI SDK 7)', () => {
     expect((await offload.store.list('t')).map((e) => e.toolName)).toEqual(['lookup']);
   });
 
+  it('an error a tool throws reaches the model cut to the threshold, and the run goes on', async () => {
+    const offload = offloadOnIndexedDb();
+    const huge = new Error(`upstream said: ${'<html>'.repeat(40_000)}`);
+    const flaky = tool({
+      description: 'fails loudly',
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        throw huge;
+      },
+    });
+    const { tools } = withOffload(offload, { flaky }, { threadId: 't' });
+    const model = scriptedAiModel([{ toolCalls: [{ id: 'c1', name: 'flaky', input: {} }] }, { text: 'ok' }]);
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+    expect(result.text).toBe('ok');
+    const [sent] = toolResultsIn(model.prompts[1]!);
+    expect(sent!.output.type).toBe('error-text');
+    const text = (sent!.output as { value: string }).value;
+    expect(text.length).toBeLessThanOrEqual(20_000 * 4);
+    expect(text).toMatch(/^Error: upstream said: <html>[\s\S]*\[Cut: this tool result has 240022 characters/);
+    const error = result.steps[0]!.content.find((part) => part.type === 'tool-error') as { error: Error } | undefined;
+    expect(error?.error.cause).toBe(huge);
+    expect(await offload.store.list('t')).toEqual([]);
+  });
+
   it('rejects bad arguments with errors that name them, and a tool name the read tools would take', () => {
     const offload = new ToolOutputOffload({ store: offloadOnIndexedDb().store });
     expect(() => withOffload({} as never, {}, { threadId: 't' })).toThrow(/first argument must be a ToolOutputOffload/);
