@@ -8,6 +8,7 @@ import {
   type StoreNames,
 } from 'idb';
 import { quoteForMessage } from '../checks.js';
+import { isQuotaError } from './store-failures.js';
 
 export interface ConnectionOptions<Schema extends DBSchema> {
   name: string;
@@ -27,6 +28,15 @@ export interface ConnectionOptions<Schema extends DBSchema> {
  */
 export class IdbConnection<Schema extends DBSchema> {
   #opening: Promise<IDBPDatabase<Schema>> | undefined;
+  /**
+   * Set when a readwrite transaction failed for the quota. Firefox then turns the connection's next
+   * readwrite transaction into a "cleanup" one, in which put and add throw InvalidStateError ("A
+   * mutation operation was attempted on a database that did not allow mutations"; only deletions
+   * pass, and the database is compacted when it commits): Gecko's IDBDatabase::Transaction,
+   * dom/indexedDB/IDBDatabase.cpp. An empty transaction takes that turn, so the eviction that makes
+   * room, or the next result, can write.
+   */
+  #afterQuotaError = false;
 
   constructor(readonly options: ConnectionOptions<Schema>) {
     const { name, blockedTimeoutMs } = options;
@@ -63,6 +73,10 @@ export class IdbConnection<Schema extends DBSchema> {
       const opening = this.database();
       const database = await opening;
       try {
+        if (mode === 'readwrite' && this.#afterQuotaError) {
+          this.#afterQuotaError = false;
+          database.transaction(stores, 'readwrite'); // empty: commits at once
+        }
         return database.transaction(stores, mode, { durability: 'strict' });
       } catch (error) {
         if (attempt > 0 || (error as DOMException)?.name !== 'InvalidStateError') throw error;
@@ -93,6 +107,10 @@ export class IdbConnection<Schema extends DBSchema> {
         tx.abort();
       } catch {
         // Already aborted (a failed request aborts it) or finished.
+      }
+      if (mode === 'readwrite' && isQuotaError(error)) {
+        await done.catch(() => {}); // the abort has been seen by the browser too
+        this.#afterQuotaError = true;
       }
       throw error;
     }
