@@ -1,10 +1,4 @@
-import {
-  type ChangeNotice,
-  DEFAULT_CHANNEL,
-  PROTOCOL,
-  parseNotice,
-  parseResponse,
-} from '../inspector/channel-protocol.js';
+import { type ChangeNotice, DEFAULT_CHANNEL, mergeNotices, parseNotice, parseResponse } from '../inspector/channel-protocol.js';
 import type { ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, errorResponse, PAGE_PORT, parseSmallRequest, RequestLedger } from './transport.js';
 
@@ -74,24 +68,24 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
     }
   };
 
-  // Notices: the first goes at once, later ones within the interval are summed into one. A notice
-  // of 0 events (a store was just exposed: ask again) keeps its meaning when merged.
+  // Notices: the first goes at once, later ones within the interval are merged into one (keeping
+  // the meaning of a 0, and the changes that say which threads to read again while they fit).
   let cooling: ReturnType<typeof setTimeout> | undefined;
-  let merged: number | undefined;
+  let merged: ChangeNotice | undefined;
   const notify = (notice: ChangeNotice) => {
     if (cooling === undefined) {
       send(notice);
       cooling = setTimeout(cooled, noticeIntervalMs);
       return;
     }
-    merged = merged === 0 || notice.events === 0 ? 0 : (merged ?? 0) + notice.events;
+    merged = merged === undefined ? notice : mergeNotices(merged, notice);
   };
   const cooled = () => {
     cooling = undefined;
     if (merged === undefined) return;
-    const events = merged;
+    const notice = merged;
     merged = undefined;
-    notify({ protocol: PROTOCOL, kind: 'changed', events });
+    notify(notice);
   };
 
   const finish = (id: string) => {

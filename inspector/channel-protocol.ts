@@ -1,4 +1,4 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import { type SourceChange, toSourceChange } from './source.js';
 import { isStoreInfo } from './store-info.js';
 
 /**
@@ -8,7 +8,10 @@ import { isStoreInfo } from './store-info.js';
  * checked on receipt: anything malformed is ignored.
  *
  * 'info' (the bound and the origin's storage) came later: an older exposing side ignores it, so
- * the panel asks for it apart from the lists and does without when no answer comes.
+ * the panel asks for it apart from the lists and does without when no answer comes. So did a
+ * notice's `changes` (which threads to read again; without them the panel reads everything) and a
+ * list request's `threadId` (an older side answers with every thread: the panel keeps the one it
+ * asked for).
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
@@ -17,7 +20,8 @@ export const PROTOCOL = 'tool-output-offload/inspector@1';
 export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info';
 
 export type InspectorRequest =
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list' | 'evictions' | 'failures' | 'info' }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list' | 'evictions' | 'failures'; threadId?: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
 
@@ -44,7 +48,12 @@ export interface ChangeNotice {
   kind: 'changed';
   /** How many store events this notice stands for; 0 says a store was just exposed (ask again). */
   events: number;
+  /** The events themselves, when there were at most MAX_NOTICE_CHANGES; absent: read everything. */
+  changes?: SourceChange[];
 }
+
+/** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
+export const MAX_NOTICE_CHANGES = 256;
 
 type Fields = Record<string, unknown>;
 
@@ -62,10 +71,12 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
 
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
-  const { id, op } = data;
-  if (op === 'list' || op === 'evictions' || op === 'failures' || op === 'info') {
-    return { protocol: PROTOCOL, kind: 'request', id, op };
+  const { id, op, threadId } = data;
+  if (op === 'list' || op === 'evictions' || op === 'failures') {
+    if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
+    return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
+  if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
   if (op === 'totalBytes' && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
@@ -94,51 +105,53 @@ export function parseResponse(data: unknown): InspectorResponse | undefined {
   return undefined;
 }
 
+/** The longest thread id, key or type a notice's change may name (keys are at most 64 characters). */
+const CHANGE_FIELD_CHARS = 1024;
+
+/** The notice's changes when every one is well-formed and there are not too many, else undefined. */
+export function parseChanges(value: unknown): SourceChange[] | undefined {
+  if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
+  const changes: SourceChange[] = [];
+  for (const item of value) {
+    const change = toSourceChange(item);
+    const short = change && [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS);
+    if (!short) return undefined;
+    changes.push(change);
+  }
+  return changes;
+}
+
 export function parseNotice(data: unknown): ChangeNotice | undefined {
   if (!isEnvelope(data, 'changed') || !isCount(data.events)) return undefined;
-  return { protocol: PROTOCOL, kind: 'changed', events: data.events };
+  const changes = data.events === 0 ? undefined : parseChanges(data.changes);
+  return { protocol: PROTOCOL, kind: 'changed', events: data.events, ...(changes ? { changes } : {}) };
 }
 
-type Check = (value: unknown) => boolean;
-
-/** True when `value` is an object whose every field named in `shape` passes its check. */
-function matches(value: unknown, shape: Record<string, Check>): boolean {
-  return isObject(value) && Object.entries(shape).every(([field, check]) => check(value[field]));
+/**
+ * One notice standing for two (a relay that batches them): a 0 (a store was just exposed) keeps
+ * its meaning; the changes are kept while both have them and they fit in one notice.
+ */
+export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeNotice {
+  if (first.events === 0 || second.events === 0) return { protocol: PROTOCOL, kind: 'changed', events: 0 };
+  const events = first.events + second.events;
+  const changes =
+    first.changes && second.changes && first.changes.length + second.changes.length <= MAX_NOTICE_CHANGES
+      ? [...first.changes, ...second.changes]
+      : undefined;
+  return { protocol: PROTOCOL, kind: 'changed', events, ...(changes ? { changes } : {}) };
 }
 
-const isBoolean: Check = (value) => typeof value === 'boolean';
-const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced']);
-const isReason: Check = (value) => reasons.has(value as string);
-const placed = { threadId: isString, key: isString, path: isString };
-
-const entryShape = {
-  ...placed,
-  toolName: isString,
-  bytes: isCount,
-  originalBytes: isCount,
-  estimatedTokens: isCount,
-  truncated: isBoolean,
-  seq: isCount,
-  createdAt: isCount,
-  preview: isString,
-};
-const evictionShape = { ...placed, bytes: isCount, at: isCount, reason: isReason };
-const failureShape = { ...placed, toolName: isString, bytes: isCount, at: isCount, error: isString };
-
-const isEntry = (value: unknown): value is StoredResultInfo => matches(value, entryShape);
-const isEviction = (value: unknown): value is EvictionRecord => matches(value, evictionShape);
-const isFailure = (value: unknown): value is StoreFailure => matches(value, failureShape);
-
-const arrayOf =
-  <T>(isItem: (value: unknown) => value is T) =>
-  (value: unknown): value is T[] =>
-    Array.isArray(value) && value.every(isItem);
+/**
+ * A list of records: an array of objects. Their fields are checked one by one where they are shown
+ * (inspector/records.ts), so one damaged record is shown as such instead of hiding every other.
+ */
+const isRecordList = (value: unknown): boolean => Array.isArray(value) && value.every(isObject);
 
 /** What a valid answer to each request looks like. */
 export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
-  list: arrayOf(isEntry),
-  evictions: arrayOf(isEviction),
-  failures: arrayOf(isFailure),
+  list: isRecordList,
+  evictions: isRecordList,
+  failures: isRecordList,
   totalBytes: isCount,
   read: isString,
   info: isStoreInfo,

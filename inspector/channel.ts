@@ -8,7 +8,7 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
-import type { InspectorSource } from './source.js';
+import type { ChangeListener, InspectorSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
 /** How long a request waits for the exposing window before it fails with a clear error. */
@@ -46,7 +46,7 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
   assertChannelName(name, 'mountInspector');
   const channel = new BroadcastChannel(name);
   const pending = new Map<string, Pending>();
-  const listeners = new Set<() => void>();
+  const listeners = new Set<ChangeListener>();
   let closed = false;
 
   channel.onmessage = (event: MessageEvent) => {
@@ -54,7 +54,7 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
     if (notice) {
       // A store exposed after these requests were sent never saw them: ask it again.
       if (notice.events === 0) for (const request of pending.values()) channel.postMessage(request.message);
-      for (const listener of [...listeners]) listener();
+      for (const listener of [...listeners]) listener(notice.changes);
       return;
     }
     const response = parseResponse(event.data);
@@ -94,9 +94,11 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
 
   return {
     label: `channel "${name}"`,
-    list: () => ask<StoredResultInfo[]>({ op: 'list' }),
-    evictions: () => ask<EvictionRecord[]>({ op: 'evictions' }),
-    failures: () => ask<StoreFailure[]>({ op: 'failures' }),
+    list: (threadId) => ask<StoredResultInfo[]>(threadId === undefined ? { op: 'list' } : { op: 'list', threadId }),
+    evictions: (threadId) =>
+      ask<EvictionRecord[]>(threadId === undefined ? { op: 'evictions' } : { op: 'evictions', threadId }),
+    failures: (threadId) =>
+      ask<StoreFailure[]>(threadId === undefined ? { op: 'failures' } : { op: 'failures', threadId }),
     totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),

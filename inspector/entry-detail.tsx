@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
-import type { EvictionRecord, StoredResultInfo } from '../lib/store/offload-store.js';
-import { formatBytes, formatCount, formatTime } from './format.js';
+import { clip, formatBytes, formatCount, formatTime } from './format.js';
+import { ProblemMark } from './problem-mark.js';
+import type { EntryRow, EvictionRow } from './records.js';
 import type { InspectorSource } from './source.js';
 import { TextPager } from './text-pager.js';
 import { useStoredText } from './use-store.js';
@@ -10,17 +11,17 @@ export interface Selected {
   threadId: string;
   key: string;
   path: string;
-  entry?: StoredResultInfo;
-  eviction?: EvictionRecord;
+  entry?: EntryRow;
+  eviction?: EvictionRow;
 }
 
 interface EntryDetailProps {
   source: InspectorSource;
   selected: Selected;
   /** The entry as the store lists it now; undefined once it is gone. */
-  live: StoredResultInfo | undefined;
+  live: EntryRow | undefined;
   /** The key's latest eviction, if any. */
-  eviction: EvictionRecord | undefined;
+  eviction: EvictionRow | undefined;
   now: number;
   onClose(): void;
 }
@@ -41,6 +42,12 @@ function selectContents(element: Element | null): void {
   if (element && selection) selection.selectAllChildren(element);
 }
 
+/**
+ * Characters of a preview shown: far above any preview the offload writes (it is within the
+ * token threshold), so only a damaged or foreign record is cut; "Copy preview" copies all of it.
+ */
+export const PREVIEW_CHARS = 200_000;
+
 /** Exactly the preview the model was shown, beside the stored text (read on demand, paged). */
 export function EntryDetail({ source, selected, live, eviction, now, onClose }: EntryDetailProps) {
   const info = live ?? selected.entry;
@@ -59,10 +66,11 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
   };
 
   return (
-    <section class="detail" aria-label={`Details of ${selected.path}`}>
+    <section class="detail" aria-label={`Details of ${clip(selected.path, 200)}`}>
       <div class="detail-head">
+        <ProblemMark problems={info?.problems} />
         <span class="path" ref={pathRef}>
-          {selected.path}
+          {clip(selected.path, 2000)}
         </span>
         <button type="button" onClick={() => copy('path', selected.path, pathRef.current)}>
           Copy path
@@ -79,8 +87,8 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
         </button>
       </div>
       <div class="facts">
-        <span>thread {selected.threadId}</span>
-        {info && <span>tool {info.toolName}</span>}
+        <span>thread {clip(selected.threadId)}</span>
+        {info && <span>tool {clip(info.toolName)}</span>}
         {info && (
           <span>
             {formatBytes(info.bytes)} stored
@@ -91,7 +99,7 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
         {info && <span>stored at {formatTime(info.createdAt, now)}</span>}
         {!live && eviction && (
           <span class="cut">
-            evicted ({eviction.reason}) at {formatTime(eviction.at, now)}
+            evicted ({clip(eviction.reason, 40)}) at {formatTime(eviction.at, now)}
           </span>
         )}
       </div>
@@ -106,7 +114,7 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
           {info ? (
             // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
             <pre ref={previewRef} class="preview" tabIndex={0}>
-              {info.preview}
+              {clip(info.preview, PREVIEW_CHARS)}
             </pre>
           ) : (
             <p class="empty">The store keeps no preview of an entry that is no longer listed.</p>

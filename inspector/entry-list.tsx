@@ -1,43 +1,62 @@
 import { useId, useMemo, useRef, useState } from 'preact/hooks';
-import type { StoredResultInfo } from '../lib/store/offload-store.js';
-import { formatAge, formatBytes, formatCount } from './format.js';
+import { Boundary } from './boundary.js';
+import { ProblemMark } from './problem-mark.js';
+import { clip, formatAge, formatBytes, formatCount, isoTime } from './format.js';
+import type { EntryRow } from './records.js';
 import { type ColumnId, columns, entryId, type Sort } from './rows.js';
 import { ROW_HEIGHT } from './styles.js';
 import { useVirtualizer } from './use-virtualizer.js';
 
 interface EntryListProps {
-  rows: readonly StoredResultInfo[];
+  rows: readonly EntryRow[];
   sort: Sort;
   onSort(column: ColumnId): void;
   selectedId: string | undefined;
-  onSelect(entry: StoredResultInfo): void;
+  onSelect(entry: EntryRow): void;
   now: number;
   /** Total entries before filtering, to say why the list is empty. */
   total: number;
 }
 
-function Cells({ entry, now }: { entry: StoredResultInfo; now: number }) {
+/** A text cell: clipped, so a huge field stays one cheap line. */
+function TextCell({ text, mono }: { text: string; mono?: boolean }) {
+  const shown = clip(text);
+  return (
+    <td class={mono ? 'cell mono' : 'cell'} title={shown}>
+      {shown}
+    </td>
+  );
+}
+
+function Cells({ entry, now }: { entry: EntryRow; now: number }) {
   const stored = entry.truncated
     ? `${formatBytes(entry.bytes)} of ${formatBytes(entry.originalBytes)}`
     : formatBytes(entry.bytes);
+  const path = clip(entry.path);
   return (
     <>
-      <td class="cell mono" title={entry.path}>
-        {entry.path}
+      <td class="cell mono" title={path}>
+        <ProblemMark problems={entry.problems} />
+        <span class="path-text">{path}</span>
       </td>
-      <td class="cell" title={entry.threadId}>
-        {entry.threadId}
-      </td>
-      <td class="cell" title={entry.toolName}>
-        {entry.toolName}
-      </td>
+      <TextCell text={entry.threadId} />
+      <TextCell text={entry.toolName} />
       <td class="cell num">{stored}</td>
       <td class="cell num">{formatCount(entry.estimatedTokens)}</td>
       <td class={entry.truncated ? 'cell cut' : 'cell muted'}>{entry.truncated ? 'cut' : 'no'}</td>
-      <td class="cell num" title={new Date(entry.createdAt).toISOString()}>
+      <td class="cell num" title={isoTime(entry.createdAt) ?? 'no valid time'}>
         {formatAge(entry.createdAt, now)}
       </td>
     </>
+  );
+}
+
+/** A row that failed to render says so in its place; the other rows are not affected. */
+function rowFailed(message: string) {
+  return (
+    <td class="cell error-text" colSpan={columns.length}>
+      This row could not be shown: {message}
+    </td>
   );
 }
 
@@ -164,7 +183,9 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
                   gridRef.current?.focus({ preventScroll: true });
                 }}
               >
-                <Cells entry={entry} now={now} />
+                <Boundary what="A row" retryKey={entry} fallback={rowFailed}>
+                  <Cells entry={entry} now={now} />
+                </Boundary>
               </tr>
             );
           })}

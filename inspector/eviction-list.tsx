@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { EvictionRecord, StoreFailure } from '../lib/store/offload-store.js';
-import { formatBytes, formatCount, formatTime } from './format.js';
+import { ProblemMark } from './problem-mark.js';
+import { clip, formatBytes, formatCount, formatTime, isoTime } from './format.js';
+import type { EvictionRow, FailureRow } from './records.js';
 
 /** Records shown at first, and added by each "Show older": the timeline's DOM stays small. */
 export const TIMELINE_PAGE = 200;
@@ -31,12 +32,25 @@ function PathButton({ path, threadId, onOpen }: PathButtonProps) {
   return (
     <span>
       <button type="button" onClick={onOpen} title="Show details">
-        {path}
+        {clip(path)}
       </button>{' '}
-      <span class="muted">{threadId}</span>
+      <span class="muted">{clip(threadId)}</span>
     </span>
   );
 }
+
+/** When a record happened: its time, or "invalid date" (no `datetime` then). */
+function When({ at, now }: { at: number; now: number }) {
+  return (
+    <time class="muted" dateTime={isoTime(at)}>
+      {formatTime(at, now)}
+    </time>
+  );
+}
+
+/** A class name for the reason's colour: only the reasons this version knows get their own. */
+const knownReasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired']);
+const reasonClass = (reason: string) => `reason reason-${knownReasons.has(reason) ? reason : 'other'}`;
 
 /** The eviction log as a timeline, newest first: time, reason, path, bytes. */
 export function EvictionList({
@@ -44,9 +58,9 @@ export function EvictionList({
   now,
   onOpen,
 }: {
-  evictions: readonly EvictionRecord[];
+  evictions: readonly EvictionRow[];
   now: number;
-  onOpen(record: EvictionRecord): void;
+  onOpen(record: EvictionRow): void;
 }) {
   const { shown, more, hidden } = useShown(evictions);
   if (evictions.length === 0) return <p class="empty">No evictions yet.</p>;
@@ -55,10 +69,11 @@ export function EvictionList({
       <ol class="timeline" aria-label="Evictions, newest first">
         {shown.map((record) => (
           <li class="event" key={`${record.threadId}\u0000${record.key}\u0000${record.at}\u0000${record.reason}`}>
-            <time class="muted" dateTime={new Date(record.at).toISOString()}>
-              {formatTime(record.at, now)}
-            </time>
-            <span class={`reason reason-${record.reason}`}>{record.reason}</span>
+            <When at={record.at} now={now} />
+            <span class={reasonClass(record.reason)}>
+              <ProblemMark problems={record.problems} />
+              {clip(record.reason, 40) || '—'}
+            </span>
             <PathButton path={record.path} threadId={record.threadId} onOpen={() => onOpen(record)} />
             <span class="num">{formatBytes(record.bytes)}</span>
           </li>
@@ -70,7 +85,7 @@ export function EvictionList({
 }
 
 /** Results the store could not keep (e.g. a full quota): the tool result was cut instead. */
-export function FailureList({ failures, now }: { failures: readonly StoreFailure[]; now: number }) {
+export function FailureList({ failures, now }: { failures: readonly FailureRow[]; now: number }) {
   const { shown, more, hidden } = useShown(failures);
   if (failures.length === 0) return <p class="empty">Every result was stored.</p>;
   return (
@@ -78,15 +93,16 @@ export function FailureList({ failures, now }: { failures: readonly StoreFailure
       <ol class="timeline" aria-label="Results that could not be stored, newest first">
         {shown.map((failure) => (
           <li class="event" key={`${failure.threadId}\u0000${failure.key}\u0000${failure.at}`}>
-            <time class="muted" dateTime={new Date(failure.at).toISOString()}>
-              {formatTime(failure.at, now)}
-            </time>
-            <span class="reason reason-failed">not stored</span>
+            <When at={failure.at} now={now} />
+            <span class="reason reason-failed">
+              <ProblemMark problems={failure.problems} />
+              not stored
+            </span>
             <span>
-              <span class="mono">{failure.path}</span> <span class="muted">{failure.threadId}</span>{' '}
-              <span class="muted">{failure.toolName}</span>
+              <span class="mono">{clip(failure.path)}</span> <span class="muted">{clip(failure.threadId)}</span>{' '}
+              <span class="muted">{clip(failure.toolName)}</span>
               <br />
-              <span class="error-text">{failure.error}</span>
+              <span class="error-text">{clip(failure.error, 2000)}</span>
             </span>
             <span class="num">{formatBytes(failure.bytes)}</span>
           </li>

@@ -3,12 +3,13 @@ import {
   type ChangeNotice,
   DEFAULT_CHANNEL,
   type InspectorRequest,
+  MAX_NOTICE_CHANGES,
   type InspectorResponse,
   PROTOCOL,
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { assertInspectableStore, type InspectableStore, storeFailures } from './source.js';
+import { assertInspectableStore, type InspectableStore, type SourceChange, storeFailures, toSourceChange } from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
@@ -24,11 +25,11 @@ export interface ExposeOptions {
 function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
   switch (request.op) {
     case 'list':
-      return store.list();
+      return store.list(request.threadId);
     case 'evictions':
-      return store.evictions();
+      return store.evictions(request.threadId);
     case 'failures':
-      return storeFailures(store);
+      return storeFailures(store, request.threadId);
     case 'totalBytes':
       return store.totalBytes(request.threadId);
     case 'read':
@@ -57,12 +58,15 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   const channel = new BroadcastChannel(name);
   let closed = false;
   let batched = 0;
+  // The batch's changes, so panels read only the threads they name; undefined once there are too many.
+  let changes: SourceChange[] | undefined = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const post = (message: InspectorResponse | ChangeNotice) => {
     if (!closed) channel.postMessage(message);
   };
-  const notify = (events: number) => post({ protocol: PROTOCOL, kind: 'changed', events });
+  const notify = (events: number, changed?: SourceChange[]) =>
+    post({ protocol: PROTOCOL, kind: 'changed', events, ...(changed ? { changes: changed } : {}) });
 
   channel.onmessage = (event: MessageEvent) => {
     const request = parseRequest(event.data);
@@ -78,13 +82,18 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
     }, fail);
   };
 
-  const unsubscribe = store.subscribe(() => {
+  const unsubscribe = store.subscribe((event) => {
     batched += 1;
+    const change = toSourceChange(event);
+    if (change && changes && changes.length < MAX_NOTICE_CHANGES) changes.push(change);
+    else changes = undefined;
     timer ??= setTimeout(() => {
       timer = undefined;
       const events = batched;
+      const changed = changes;
       batched = 0;
-      notify(events);
+      changes = [];
+      notify(events, changed);
     }, NOTICE_BATCH_MS);
   });
 

@@ -1,12 +1,28 @@
-import { formatBytes } from './format.js';
+import { useEffect, useRef } from 'preact/hooks';
+import { clip, formatBytes } from './format.js';
+import { GAUGE_HEIGHT, GAUGE_WIDTH } from './styles.js';
+import { useVirtualizer } from './use-virtualizer.js';
 
-/** One thread's total bytes against the bound (`maxTotalBytes`), when the bound is known. */
-export function Gauge({ threadId, total, bound }: { threadId: string; total: number; bound?: number }) {
+/** One thread's total bytes against the bound (`maxTotalBytes`), when both are known. */
+export function Gauge({ threadId, total, bound }: { threadId: string; total: number | undefined; bound?: number }) {
   const label = `Thread ${threadId}: stored bytes`;
+  const name = (
+    <span class="mono gauge-name" title={clip(threadId)}>
+      {clip(threadId, 80)}
+    </span>
+  );
+  if (total === undefined || Number.isNaN(total)) {
+    return (
+      <div class="gauge" title={label}>
+        {name}
+        <span class="muted">{total === undefined ? 'reading…' : 'total unknown'}</span>
+      </div>
+    );
+  }
   if (bound === undefined) {
     return (
       <div class="gauge" title={label}>
-        <span class="mono">{threadId}</span>
+        {name}
         <span class="muted">bound unknown</span>
         <span>{formatBytes(total)}</span>
       </div>
@@ -17,7 +33,7 @@ export function Gauge({ threadId, total, bound }: { threadId: string; total: num
   const text = `${formatBytes(total)} of ${formatBytes(bound)} (${percent}%)`;
   return (
     <div class="gauge">
-      <span class="mono">{threadId}</span>
+      {name}
       <meter
         class="gauge-bar"
         aria-label={label}
@@ -34,21 +50,43 @@ export function Gauge({ threadId, total, bound }: { threadId: string; total: num
   );
 }
 
-export function Gauges({
-  threads,
-  totals,
-  bound,
-}: {
+interface GaugesProps {
   threads: readonly string[];
   totals: ReadonlyMap<string, number>;
   bound?: number;
-}) {
+  /** Asks for the totals of the threads in view that are not known yet. */
+  wantTotals(threads: readonly string[]): void;
+}
+
+/**
+ * A strip of gauges, one per thread, virtualized: a thousand threads render (and read totals
+ * for) only the few gauges in view; scrolling the strip shows the others.
+ */
+export function Gauges({ threads, totals, bound, wantTotals }: GaugesProps) {
+  const scrollRef = useRef<HTMLElement>(null);
+  const virtualizer = useVirtualizer(threads.length, GAUGE_WIDTH, scrollRef, 0, true);
+  const items = virtualizer.getVirtualItems();
+  const inView = items.map((item) => threads[item.index]).filter((id): id is string => id !== undefined);
+  const missing = inView.filter((id) => !totals.has(id));
+  const key = missing.join('\u0000');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `missing`
+  useEffect(() => {
+    if (missing.length > 0) wantTotals(missing);
+  }, [key, wantTotals]);
   if (threads.length === 0) return null;
   return (
-    <section class="gauges" aria-label="Stored bytes per thread">
-      {threads.map((threadId) => (
-        <Gauge key={threadId} threadId={threadId} total={totals.get(threadId) ?? 0} bound={bound} />
-      ))}
+    <section class="gauges" aria-label="Stored bytes per thread" ref={scrollRef}>
+      <div class="gauges-track" style={{ width: `${virtualizer.getTotalSize()}px`, height: `${GAUGE_HEIGHT}px` }}>
+        {items.map((item) => {
+          const threadId = threads[item.index];
+          if (threadId === undefined) return null;
+          return (
+            <div key={threadId} class="gauge-slot" style={{ transform: `translateX(${item.start}px)` }}>
+              <Gauge threadId={threadId} total={totals.get(threadId)} bound={bound} />
+            </div>
+          );
+        })}
+      </div>
     </section>
   );
 }

@@ -1,11 +1,12 @@
 import { useMemo, useState } from 'preact/hooks';
-import type { EvictionRecord, StoredResultInfo } from '../lib/store/offload-store.js';
+import { Boundary } from './boundary.js';
 import { EntryDetail, type Selected } from './entry-detail.js';
 import { EntryList } from './entry-list.js';
 import { EvictionList, FailureList } from './eviction-list.js';
-import { formatCount } from './format.js';
+import { clip, formatCount } from './format.js';
 import { Gauges } from './gauge.js';
 import { OriginStorage } from './origin-storage.js';
+import type { EntryRow, EvictionRow } from './records.js';
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
 import type { InspectorSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
@@ -23,7 +24,7 @@ export interface PanelProps {
   onClose?: () => void;
 }
 
-function latestEviction(evictions: readonly EvictionRecord[], threadId: string, key: string) {
+function latestEviction(evictions: readonly EvictionRow[], threadId: string, key: string) {
   for (let i = evictions.length - 1; i >= 0; i--) {
     const record = evictions[i]!;
     if (record.threadId === threadId && record.key === key) return record;
@@ -33,7 +34,7 @@ function latestEviction(evictions: readonly EvictionRecord[], threadId: string, 
 
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
 export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
-  const { snapshot, error } = useSnapshot(source);
+  const { snapshot, error, wantTotals } = useSnapshot(source);
   const info = useStoreInfo(source);
   const now = useNow();
   const [sort, setSort] = useState<Sort>(defaultSort);
@@ -59,9 +60,9 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const gaugeThreads = filter.threadId === '' ? threads : threads.filter((id) => id === filter.threadId);
   const selectedId = selected && entryId(selected.threadId, selected.key);
 
-  const selectEntry = (entry: StoredResultInfo) =>
+  const selectEntry = (entry: EntryRow) =>
     setSelected({ threadId: entry.threadId, key: entry.key, path: entry.path, entry });
-  const selectEviction = (record: EvictionRecord) =>
+  const selectEviction = (record: EvictionRow) =>
     setSelected({
       threadId: record.threadId,
       key: record.key,
@@ -94,7 +95,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
           <option value="">All threads</option>
           {threads.map((threadId) => (
             <option key={threadId} value={threadId}>
-              {threadId}
+              {clip(threadId, 80)}
             </option>
           ))}
         </select>
@@ -126,10 +127,25 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       )}
       {error && (
         <div class="error" role="alert">
-          {error}
+          {clip(error, 2000)}
         </div>
       )}
-      {snapshot && <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound ?? info.bound} />}
+      {snapshot && snapshot.skipped > 0 && (
+        <div class="error" role="alert">
+          {formatCount(snapshot.skipped)} {snapshot.skipped === 1 ? 'item' : 'items'} the store listed{' '}
+          {snapshot.skipped === 1 ? 'is' : 'are'} not a record (not an object) and not shown.
+        </div>
+      )}
+      {snapshot && (
+        <Boundary what="The gauges" retryKey={snapshot}>
+          <Gauges
+            threads={gaugeThreads}
+            totals={snapshot.totals}
+            bound={bound ?? info.bound}
+            wantTotals={wantTotals}
+          />
+        </Boundary>
+      )}
       <Tabs
         current={view}
         onChange={setTab}
@@ -138,6 +154,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       />
       <div class="body">
         <div class="tabpanel" role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`}>
+          <Boundary what={`The ${view} list`} retryKey={snapshot}>
           {!snapshot ? (
             <p class="empty">{error ? 'Could not read the store.' : 'Loading…'}</p>
           ) : view === 'entries' ? (
@@ -155,16 +172,19 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
           ) : (
             <FailureList failures={failures} now={now} />
           )}
+          </Boundary>
         </div>
         {selected && (
-          <EntryDetail
-            source={source}
-            selected={selected}
-            live={byId.get(selectedId!)}
-            eviction={snapshot && latestEviction(snapshot.evictions, selected.threadId, selected.key)}
-            now={now}
-            onClose={() => setSelected(undefined)}
-          />
+          <Boundary what="The selected entry" retryKey={snapshot}>
+            <EntryDetail
+              source={source}
+              selected={selected}
+              live={byId.get(selectedId!)}
+              eviction={snapshot && latestEviction(snapshot.evictions, selected.threadId, selected.key)}
+              now={now}
+              onClose={() => setSelected(undefined)}
+            />
+          </Boundary>
         )}
       </div>
     </section>

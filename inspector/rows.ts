@@ -22,15 +22,17 @@ export interface Sort {
 export const defaultSort: Sort = { column: 'age', direction: 'ascending' };
 
 type SortValue = string | number;
+/** A number to sort by: a missing one (NaN, from a damaged record) sorts before all others. */
+const sortable = (value: number) => (Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value);
 const sortValue: Record<ColumnId, (entry: StoredResultInfo) => SortValue> = {
   path: (entry) => entry.path,
   thread: (entry) => entry.threadId,
   tool: (entry) => entry.toolName,
-  bytes: (entry) => entry.bytes,
-  tokens: (entry) => entry.estimatedTokens,
+  bytes: (entry) => sortable(entry.bytes),
+  tokens: (entry) => sortable(entry.estimatedTokens),
   cut: (entry) => (entry.truncated ? 1 : 0),
-  // Ascending age is youngest first: sort on the negated creation time.
-  age: (entry) => -entry.createdAt,
+  // Ascending age is youngest first: sort on the negated creation time (no time: oldest).
+  age: (entry) => -sortable(entry.createdAt),
 };
 
 /** Both the column a click sorts by and the direction: a second click on a column flips it. */
@@ -76,17 +78,6 @@ export function visibleEntries(entries: readonly StoredResultInfo[], filter: Fil
     return a.index - b.index;
   });
   return keyed.map((item) => item.entry);
-}
-
-/** Every thread the store mentions, sorted. */
-export function threadsOf(
-  entries: readonly StoredResultInfo[],
-  evictions: readonly EvictionRecord[],
-  failures: readonly StoreFailure[],
-): string[] {
-  const threads = new Set<string>();
-  for (const list of [entries, evictions, failures]) for (const item of list) threads.add(item.threadId);
-  return [...threads].sort();
 }
 
 /** A stable identity for an entry across reloads. */

@@ -20,24 +20,56 @@ export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' 
   persisted?(): Promise<boolean>;
 };
 
-/** What the panel reads from: a store in this window, or a store behind a channel. */
+/**
+ * One store change as the panel hears it: what happened to which key of which thread, and the
+ * thread's total after it when the store said. It tells the panel which thread to read again.
+ */
+export interface SourceChange {
+  type: string;
+  threadId: string;
+  key: string;
+  totalBytes?: number;
+}
+
+/**
+ * Called on every change notice, unbatched (the panel coalesces them): the changes it stands for,
+ * or undefined when anything may have changed (read everything again).
+ */
+export type ChangeListener = (changes: readonly SourceChange[] | undefined) => void;
+
+/**
+ * What the panel reads from: a store in this window, or a store behind a channel. Lists are of
+ * one thread when one is given, else of all; their items are checked by the panel (records.ts).
+ */
 export interface InspectorSource {
   /** Says where the data comes from, for the panel's header. */
   readonly label: string;
   /** The store itself when it lives in this window (enables "Pop out"). */
   readonly store?: InspectableStore;
-  list(): Promise<StoredResultInfo[]>;
-  evictions(): Promise<EvictionRecord[]>;
+  list(threadId?: string): Promise<StoredResultInfo[]>;
+  evictions(threadId?: string): Promise<EvictionRecord[]>;
   /** Results that could not be stored; empty when the store does not track them. */
-  failures(): Promise<StoreFailure[]>;
+  failures(threadId?: string): Promise<StoreFailure[]>;
   totalBytes(threadId: string): Promise<number>;
   read(threadId: string, key: string): Promise<string>;
   /** The bound and the origin's storage, as far as the store's side knows them. */
   info(): Promise<StoreInfo>;
-  /** Calls back on every change notice, unbatched: the panel coalesces them. */
-  onChange(listener: () => void): () => void;
+  onChange(listener: ChangeListener): () => void;
   /** Stops listening and releases whatever the source holds (a channel). */
   close(): void;
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/**
+ * The change a store event stands for, or undefined when the event does not say which thread
+ * (a custom store's own events): then the panel reads everything again.
+ */
+export function toSourceChange(event: unknown): SourceChange | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const { type, threadId, key, totalBytes } = event as Record<string, unknown>;
+  if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
+  return isCount(totalBytes) ? { type, threadId, key, totalBytes } : { type, threadId, key };
 }
 
 const storeMethods = ['list', 'read', 'evictions', 'totalBytes', 'subscribe'] as const;
@@ -57,13 +89,13 @@ export function assertInspectableStore(store: unknown, where: string): asserts s
 }
 
 /** Reads failures where the store keeps them (feature-detected), else none. */
-export function storeFailures(store: InspectableStore): Promise<StoreFailure[]> {
-  return typeof store.failures === 'function' ? store.failures() : Promise.resolve([]);
+export function storeFailures(store: InspectableStore, threadId?: string): Promise<StoreFailure[]> {
+  return typeof store.failures === 'function' ? store.failures(threadId) : Promise.resolve([]);
 }
 
 /** A source over a store in this window: one subscription to the store, however many listen. */
 export function storeSource(store: InspectableStore): InspectorSource {
-  const listeners = new Set<() => void>();
+  const listeners = new Set<ChangeListener>();
   let unsubscribe: (() => void) | undefined;
   const stopListening = () => {
     unsubscribe?.();
@@ -72,17 +104,18 @@ export function storeSource(store: InspectableStore): InspectorSource {
   return {
     label: 'this window',
     store,
-    list: () => store.list(),
-    evictions: () => store.evictions(),
-    failures: () => storeFailures(store),
+    list: (threadId) => store.list(threadId),
+    evictions: (threadId) => store.evictions(threadId),
+    failures: (threadId) => storeFailures(store, threadId),
     totalBytes: (threadId) => store.totalBytes(threadId),
     read: (threadId, key) => store.read(threadId, key),
     // The bound of a store in this window is mountInspector's own option.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {
       listeners.add(listener);
-      unsubscribe ??= store.subscribe((_event: StoreEvent) => {
-        for (const each of [...listeners]) each();
+      unsubscribe ??= store.subscribe((event: StoreEvent) => {
+        const change = toSourceChange(event);
+        for (const each of [...listeners]) each(change && [change]);
       });
       return () => {
         listeners.delete(listener);

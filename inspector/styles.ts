@@ -3,6 +3,9 @@
  * could pass down by inheritance (the only way page styles cross a shadow boundary).
  */
 export const ROW_HEIGHT = 28;
+/** Each thread's gauge takes this room in the (virtualized) strip of gauges. */
+export const GAUGE_WIDTH = 380;
+export const GAUGE_HEIGHT = 24;
 
 export const css = `
 :host { display: block; height: 100%; width: 100%; }
@@ -45,8 +48,12 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .error { color: var(--danger); padding: 4px 8px; }
 .status { color: var(--fg-muted); padding: 0 8px; min-height: 1.4em; }
 .status:empty { min-height: 0; }
-.gauges { display: flex; gap: 16px; padding: 6px 8px; overflow-x: auto; flex: none; border-bottom: 1px solid var(--border); }
-.gauge { flex: none; display: grid; grid-template-columns: auto 120px auto; gap: 6px; align-items: center; }
+.gauges { padding: 6px 8px; overflow-x: auto; overflow-y: hidden; flex: none; border-bottom: 1px solid var(--border); }
+.gauges-track { position: relative; }
+.gauge-slot { position: absolute; left: 0; top: 0; width: ${GAUGE_WIDTH - 16}px; height: ${GAUGE_HEIGHT}px; }
+.gauge { display: grid; grid-template-columns: minmax(0, max-content) 120px auto; gap: 6px; align-items: center;
+  height: 100%; white-space: nowrap; }
+.gauge-name { overflow: hidden; text-overflow: ellipsis; }
 .gauge-bar { appearance: none; width: 120px; height: 8px; border-radius: 4px; background: var(--bg-hover); }
 .gauge-bar::-webkit-meter-bar { background: var(--bg-hover); border: none; border-radius: 4px; height: 8px; }
 .gauge-bar::-webkit-meter-optimum-value { background: var(--gauge); border-radius: 4px; }
@@ -116,7 +123,9 @@ pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family:
 .reason { font-size: 11px; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; justify-self: start; }
 .reason-bound { color: var(--accent); } .reason-replaced { color: var(--fg-muted); }
 .reason-summarized { color: var(--ok); } .reason-blocked { color: var(--danger); } .reason-failed { color: var(--danger); }
+.reason-expired { color: var(--fg-muted); } .reason-other { color: var(--fg-muted); }
 .more { margin: 8px; align-self: flex-start; }
+.problem { color: var(--danger); margin-right: 4px; cursor: help; }
 .toggle { position: fixed; right: 16px; bottom: 16px; z-index: 2147483646; border-radius: 18px; padding: 6px 12px;
   background: var(--accent); color: var(--accent-fg); border: none; box-shadow: 0 2px 8px rgb(0 0 0 / 0.3); }
 .toggle:hover:not(:disabled) { background: var(--accent); filter: brightness(1.1); }

@@ -1,9 +1,25 @@
 import { useMemo, useState } from 'preact/hooks';
-import { formatCount } from './format.js';
+import { clip, formatCount } from './format.js';
 import type { TextState } from './use-store.js';
 
 /** Lines per page: a 1 MiB text stays a few hundred DOM rows at a time. */
 export const PAGE_LINES = 500;
+/** Characters of a line shown until asked for all of it: one 5 MB line does not stall the layout. */
+export const LINE_CHARS = 10_000;
+
+/** One line of the text: cut at LINE_CHARS, with a button that shows the rest. */
+function LineText({ line }: { line: string }) {
+  const [whole, setWhole] = useState(false);
+  if (whole || line.length <= LINE_CHARS) return <span class="lt">{line}</span>;
+  return (
+    <span class="lt">
+      {clip(line, LINE_CHARS)}{' '}
+      <button type="button" class="more-line" onClick={() => setWhole(true)}>
+        Show the whole line ({formatCount(line.length)} characters)
+      </button>
+    </span>
+  );
+}
 
 /** The stored text with line numbers, a page at a time; a failed read shows the store's message. */
 export function TextPager({ state, pageLines = PAGE_LINES }: { state: TextState; pageLines?: number }) {
@@ -63,7 +79,7 @@ export function TextPager({ state, pageLines = PAGE_LINES }: { state: TextState;
               <span class="ln" aria-hidden="true">
                 {from + index + 1}
               </span>
-              <span class="lt">{line}</span>
+              <LineText line={line} />
             </div>
           ))}
         </section>

@@ -1,40 +1,11 @@
-import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
-import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
-import { entryId, threadsOf } from './rows.js';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { entryId } from './rows.js';
+import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
 import type { InspectorSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
-/** Change notices within this window cause one re-read: a burst of events stays a handful of reads. */
-export const RELOAD_BATCH_MS = 50;
-/** The same for the origin's storage estimate, which changes little between two events. */
+/** The origin's storage estimate changes little between two events: read it at most this often. */
 export const INFO_BATCH_MS = 500;
-
-/** Everything the panel shows but stored texts, read at one moment. */
-export interface Snapshot {
-  entries: StoredResultInfo[];
-  evictions: EvictionRecord[];
-  failures: StoreFailure[];
-  threads: string[];
-  /** The store's total per thread. */
-  totals: ReadonlyMap<string, number>;
-}
-
-export async function loadSnapshot(source: InspectorSource): Promise<Snapshot> {
-  const [entries, evictions, failures] = await Promise.all([source.list(), source.evictions(), source.failures()]);
-  const threads = threadsOf(entries, evictions, failures);
-  const totals = await Promise.all(threads.map((threadId) => source.totalBytes(threadId)));
-  return { entries, evictions, failures, threads, totals: new Map(threads.map((id, i) => [id, totals[i] ?? 0])) };
-}
-
-export interface SnapshotState {
-  snapshot?: Snapshot;
-  /** Why the last read failed; cleared by the next good read. */
-  error?: string;
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * `load(source)`, run again after changes. Notices are coalesced: the first one schedules a read
@@ -89,10 +60,22 @@ function useBatchedRead<T>(
   return state;
 }
 
-/** The source's snapshot, re-read after changes (batched by RELOAD_BATCH_MS). */
-export function useSnapshot(source: InspectorSource): SnapshotState {
-  const { value, error } = useBatchedRead(source, loadSnapshot, RELOAD_BATCH_MS);
-  return { snapshot: value, error };
+/**
+ * The source's snapshot, kept current by a SnapshotReader (which reads only what changed), and
+ * `wantTotals` for the gauges in view.
+ */
+export function useSnapshot(source: InspectorSource): SnapshotState & { wantTotals(threads: readonly string[]): void } {
+  const [state, setState] = useState<SnapshotState>({});
+  const reader = useRef<SnapshotReader | undefined>(undefined);
+  // A layout effect starts the first read before the first paint rather than after it.
+  useLayoutEffect(() => {
+    const current = new SnapshotReader(source, setState);
+    reader.current = current;
+    current.start();
+    return () => current.stop();
+  }, [source]);
+  const wantTotals = useCallback((threads: readonly string[]) => reader.current?.wantTotals(threads), []);
+  return { ...state, wantTotals };
 }
 
 const loadInfo = (source: InspectorSource) => source.info();

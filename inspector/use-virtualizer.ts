@@ -9,9 +9,9 @@ import type { RefObject } from 'preact';
 import { useLayoutEffect, useReducer, useState } from 'preact/hooks';
 
 /**
- * A @tanstack/virtual-core virtualizer of fixed-height rows inside `scrollRef`: only the rows in
- * view (plus a few) are rendered, so 10,000 entries keep the DOM small. Item starts include
- * `headHeight`; subtract it to place a row inside its container.
+ * A @tanstack/virtual-core virtualizer of fixed-size rows (or, `horizontal`, columns) inside
+ * `scrollRef`: only the rows in view (plus a few) are rendered, so 10,000 entries keep the DOM
+ * small. Item starts include `headHeight`; subtract it to place a row inside its container.
  */
 export function useVirtualizer(
   count: number,
@@ -19,13 +19,15 @@ export function useVirtualizer(
   scrollRef: RefObject<HTMLElement | null>,
   /** Height above the rows inside the scroller (a sticky header): rows start below it. */
   headHeight = 0,
+  horizontal = false,
 ): Virtualizer<HTMLElement, HTMLElement> {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const options: VirtualizerOptions<HTMLElement, HTMLElement> = {
     count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => rowHeight,
-    overscan: 6,
+    overscan: horizontal ? 1 : 6,
+    horizontal,
     scrollMargin: headHeight,
     scrollPaddingStart: headHeight,
     scrollToFn: elementScroll,

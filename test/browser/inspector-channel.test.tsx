@@ -42,7 +42,7 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
 
     await until(() => expect(view.paths()).toHaveLength(3));
     expect(view.one('.title').textContent).toContain(`channel "${channel}"`);
-    expect(view.all('meter')).toHaveLength(2);
+    await until(() => expect(view.all('meter')).toHaveLength(2));
     const bravoText = 'line one\nline two\nline three';
     expect(JSON.stringify(wire)).not.toContain('line two');
     expect(read).not.toHaveBeenCalled();
@@ -160,16 +160,18 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
       fake.postMessage(junk);
     }
     const entry = { threadId: 't', key: 'k', path: '/large_tool_results/k', toolName: 'fetch', bytes: 5 };
-    answer('list', [{ ...entry, bytes: 'five' }]); // malformed: ignored
-    answer('list', [
-      { ...entry, originalBytes: 5, estimatedTokens: 2, truncated: false, seq: 1, createdAt: 1, preview: 'p' },
-    ]);
-    answer('evictions', [{ threadId: 't', key: 'x', path: '/x', bytes: 1, at: 1, reason: 'lost' }]); // bad reason
+    answer('list', 'not a list'); // not a list: ignored
+    answer('list', [entry, 42]); // an item that is no record: ignored
+    // A list of records is taken; a damaged record in it is shown, marked with what is wrong.
+    answer('list', [{ ...entry, bytes: 'five', originalBytes: 5, truncated: false, seq: 1, createdAt: 1, preview: 'p' }]);
     answer('evictions', []);
     answer('failures', []);
     await until(() => expect(asked('totalBytes')).toBe(true));
     answer('totalBytes', 5);
     await until(() => expect(view.paths()).toEqual(['/large_tool_results/k']));
+    expect(view.one('tbody .problem').getAttribute('aria-label')).toBe(
+      'Damaged record: bytes is not a count (got "five"); estimatedTokens is missing',
+    );
 
     // The exposing side answers only well-formed requests.
     expose(new MemoryOffloadStore(), channel);

@@ -45,7 +45,7 @@ export interface Mounted {
   /** Every element matching `selector` inside the inspector. */
   all<E extends Element = HTMLElement>(selector: string): E[];
   one<E extends Element = HTMLElement>(selector: string): E;
-  /** The text of every rendered entry row's path cell, top to bottom. */
+  /** The path of every rendered entry row, top to bottom. */
   paths(): string[];
 }
 
@@ -82,7 +82,7 @@ export function mount(source: InspectorSourceOption, options?: InspectorOptions)
   const paths = () =>
     all<HTMLTableRowElement>('tbody tr.row')
       .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index))
-      .map((row) => row.cells[0]?.textContent ?? '');
+      .map((row) => row.cells[0]?.querySelector('.path-text')?.textContent ?? '');
   return { container, root, unmount, all, one, paths };
 }
 

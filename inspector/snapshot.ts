@@ -1,0 +1,291 @@
+import {
+  type EntryRow,
+  type EvictionRow,
+  type FailureRow,
+  toEntryRow,
+  toEvictionRow,
+  toFailureRow,
+  toRows,
+} from './records.js';
+import type { InspectorSource, SourceChange } from './source.js';
+import { clip } from './format.js';
+
+/** Everything the panel shows but stored texts, as last read. */
+export interface Snapshot {
+  /** Every thread's entries, oldest first. */
+  entries: readonly EntryRow[];
+  /** Every thread's evictions, oldest first. */
+  evictions: readonly EvictionRow[];
+  failures: readonly FailureRow[];
+  /** Every thread the lists mention, sorted. */
+  threads: readonly string[];
+  /**
+   * The store's total per thread, as far as known: told by change events, or read when a gauge
+   * shows the thread (`SnapshotReader.wantTotals`). A thread not in the map was not read yet.
+   */
+  totals: ReadonlyMap<string, number>;
+  /** Items of the lists read that were no records at all (not objects), so not shown. */
+  skipped: number;
+}
+
+export interface SnapshotState {
+  snapshot?: Snapshot;
+  /** Why the last read failed; cleared by the next good read. */
+  error?: string;
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+type Part = 'entries' | 'evictions' | 'failures';
+type Row = EntryRow | EvictionRow | FailureRow;
+const allParts: readonly Part[] = ['entries', 'evictions', 'failures'];
+
+/**
+ * The lists a change can alter. An eviction may also be `clearThread`, which drops the thread's
+ * log and failures with its entries; a type this version does not know may alter anything.
+ */
+const partsChangedBy: Record<string, readonly Part[]> = {
+  stored: ['entries'],
+  restored: ['entries', 'evictions'],
+  evicted: allParts,
+  failed: ['failures'],
+};
+
+const reads: Record<Part, { read: (source: InspectorSource, threadId?: string) => Promise<unknown>; toRow: (value: unknown) => Row | undefined }> = {
+  entries: { read: (source, threadId) => source.list(threadId), toRow: toEntryRow },
+  evictions: { read: (source, threadId) => source.evictions(threadId), toRow: toEvictionRow },
+  failures: { read: (source, threadId) => source.failures(threadId), toRow: toFailureRow },
+};
+
+/** A time to order by: records without one go first, as the oldest. */
+const orderTime = (time: number) => (Number.isNaN(time) ? Number.NEGATIVE_INFINITY : time);
+const byAge = (a: EntryRow, b: EntryRow) =>
+  orderTime(a.createdAt) - orderTime(b.createdAt) || orderTime(a.seq) - orderTime(b.seq);
+const byTime = (a: EvictionRow | FailureRow, b: EvictionRow | FailureRow) => orderTime(a.at) - orderTime(b.at);
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+function groupByThread<T extends Row>(rows: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.threadId);
+    if (group) group.push(row);
+    else groups.set(row.threadId, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Reads a source into a Snapshot, and keeps it current by reading again only what changed: a
+ * change notice names its thread and what happened, so one thread's lists are read, not every
+ * list of every thread; totals come with the events. Notices are coalesced: those of one task
+ * cause one read, and those during a read one more read after it. A notice that does not say
+ * what changed (an older exposing window, a custom store's event) reads everything again.
+ */
+export class SnapshotReader {
+  readonly #source: InspectorSource;
+  readonly #publish: (state: SnapshotState) => void;
+  readonly #byThread: Record<Part, Map<string, Row[]>> = {
+    entries: new Map(),
+    evictions: new Map(),
+    failures: new Map(),
+  };
+  readonly #flat: Record<Part, readonly Row[]> = { entries: [], evictions: [], failures: [] };
+  /** Skipped items per list read: `part` for a whole list, `part\0thread` for one thread's. */
+  readonly #skipped = new Map<string, number>();
+  readonly #totals = new Map<string, number>();
+  /** Bumped by every change to a thread, so a total read before it is not kept after it. */
+  readonly #generation = new Map<string, number>();
+  readonly #totalsAsked = new Set<string>();
+  #dirty: Map<string, Set<Part>> | 'all' = 'all';
+  /** Lists whose last whole read failed. */
+  readonly #unread = new Set<Part>();
+  #loaded = false;
+  #reading = false;
+  #scheduled = false;
+  #publishScheduled = false;
+  #stopped = false;
+  #error: string | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #snapshot: Snapshot | undefined;
+
+  constructor(source: InspectorSource, publish: (state: SnapshotState) => void) {
+    this.#source = source;
+    this.#publish = publish;
+  }
+
+  start(): void {
+    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
+    this.#schedule();
+  }
+
+  /** Stops listening; reads in flight are dropped when they end. */
+  stop(): void {
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  /** Reads the totals of these threads (those in view) where not known yet. */
+  wantTotals(threads: readonly string[]): void {
+    for (const threadId of threads) {
+      if (this.#stopped || this.#totals.has(threadId) || this.#totalsAsked.has(threadId)) continue;
+      this.#totalsAsked.add(threadId);
+      const generation = this.#generation.get(threadId) ?? 0;
+      const settle = (total: number) => {
+        this.#totalsAsked.delete(threadId);
+        if (this.#stopped || (this.#generation.get(threadId) ?? 0) !== generation) return;
+        this.#totals.set(threadId, total);
+        this.#schedulePublish();
+      };
+      this.#source.totalBytes(threadId).then(
+        (total) => settle(isCount(total) ? total : Number.NaN),
+        () => settle(Number.NaN),
+      );
+    }
+  }
+
+  #changed(changes: readonly SourceChange[] | undefined): void {
+    if (this.#stopped) return;
+    if (!changes || this.#dirty === 'all') {
+      this.#dirty = 'all';
+    } else {
+      for (const change of changes) {
+        let parts = this.#dirty.get(change.threadId);
+        if (!parts) this.#dirty.set(change.threadId, (parts = new Set()));
+        for (const part of partsChangedBy[change.type] ?? allParts) parts.add(part);
+        this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);
+        if (change.totalBytes === undefined) this.#totals.delete(change.threadId);
+        else this.#totals.set(change.threadId, change.totalBytes);
+      }
+    }
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#reading || this.#scheduled || this.#stopped) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      void this.#read();
+    });
+  }
+
+  async #read(): Promise<void> {
+    if (this.#stopped || this.#reading) return;
+    const dirty = this.#dirty;
+    // Lists that could not be read last time are read whole at the next chance.
+    const whole = dirty === 'all' || !this.#loaded ? allParts : [...this.#unread];
+    const threads = dirty === 'all' ? new Map<string, Set<Part>>() : dirty;
+    if (whole.length === 0 && threads.size === 0) return;
+    this.#dirty = new Map();
+    this.#unread.clear();
+    this.#reading = true;
+    const failures: string[] = [];
+    try {
+      await Promise.all([this.#readWhole(whole, failures), this.#readThreads(threads, whole, failures)]);
+    } catch (error) {
+      failures.push(errorMessage(error)); // a bug here: the next change reads again
+    }
+    this.#error = failures.length === 0 ? undefined : failures.join('; ');
+    this.#reading = false;
+    if (this.#stopped) return;
+    this.#publishNow();
+    this.#schedule();
+  }
+
+  /** Reads these lists for every thread; a list that fails is kept as it was and read again next time. */
+  async #readWhole(parts: readonly Part[], failures: string[]): Promise<void> {
+    if (parts.length === 0) return;
+    const results = await Promise.allSettled(parts.map((part) => this.#readPart(part)));
+    parts.forEach((part, index) => {
+      const result = results[index]!;
+      if (result.status === 'rejected') {
+        this.#unread.add(part);
+        failures.push(`Could not read the ${part}: ${errorMessage(result.reason)}`);
+        return;
+      }
+      this.#byThread[part] = groupByThread(result.value.rows);
+      for (const key of [...this.#skipped.keys()]) if (key.startsWith(part)) this.#skipped.delete(key);
+      this.#skipped.set(part, result.value.skipped);
+      this.#flatten(part);
+    });
+    if (this.#unread.size < parts.length) {
+      this.#loaded = true;
+      if (parts.length === allParts.length) this.#totals.clear(); // read again for the gauges in view
+    }
+  }
+
+  /** Reads the changed lists of the changed threads (but those read whole anyway). */
+  async #readThreads(dirty: Map<string, Set<Part>>, whole: readonly Part[], failures: string[]): Promise<void> {
+    const asked = [...dirty].flatMap(([threadId, parts]) =>
+      [...parts].filter((part) => !whole.includes(part)).map((part) => ({ threadId, part })),
+    );
+    if (asked.length === 0) return;
+    const results = await Promise.allSettled(asked.map(({ threadId, part }) => this.#readPart(part, threadId)));
+    const touched = new Set<Part>();
+    asked.forEach(({ threadId, part }, index) => {
+      const result = results[index]!;
+      if (result.status === 'rejected') {
+        failures.push(`Could not read the ${part} of thread ${clip(threadId, 80)}: ${errorMessage(result.reason)}`);
+        return;
+      }
+      const rows = result.value.rows;
+      if (rows.length === 0) this.#byThread[part].delete(threadId);
+      else this.#byThread[part].set(threadId, rows);
+      this.#skipped.set(`${part}\u0000${threadId}`, result.value.skipped);
+      touched.add(part);
+    });
+    for (const part of touched) this.#flatten(part);
+  }
+
+  async #readPart(part: Part, threadId?: string): Promise<{ rows: Row[]; skipped: number }> {
+    const { read, toRow } = reads[part];
+    const { rows, skipped } = toRows(await read(this.#source, threadId), toRow);
+    // An older exposing window answers a thread's request with every thread: keep the one asked for.
+    return threadId === undefined ? { rows, skipped } : { rows: rows.filter((row) => row.threadId === threadId), skipped };
+  }
+
+  #flatten(part: Part): void {
+    const rows = [...this.#byThread[part].values()].flat();
+    if (part === 'entries') (rows as EntryRow[]).sort(byAge);
+    else (rows as Array<EvictionRow | FailureRow>).sort(byTime);
+    this.#flat[part] = rows;
+  }
+
+  #schedulePublish(): void {
+    if (this.#publishScheduled) return;
+    this.#publishScheduled = true;
+    queueMicrotask(() => {
+      this.#publishScheduled = false;
+      if (!this.#stopped) this.#publishNow();
+    });
+  }
+
+  #publishNow(): void {
+    if (!this.#loaded) return this.#publish({ error: this.#error });
+    const threads = new Set<string>();
+    for (const part of allParts) for (const threadId of this.#byThread[part].keys()) threads.add(threadId);
+    let skipped = 0;
+    for (const count of this.#skipped.values()) skipped += count;
+    const previous = this.#snapshot;
+    const sameThreads =
+      previous && previous.threads.length === threads.size && previous.threads.every((id) => threads.has(id));
+    this.#snapshot = {
+      entries: this.#flat.entries as EntryRow[],
+      evictions: this.#flat.evictions as EvictionRow[],
+      failures: this.#flat.failures as FailureRow[],
+      threads: sameThreads ? previous.threads : [...threads].sort(),
+      totals: new Map(this.#totals),
+      skipped,
+    };
+    this.#publish({ snapshot: this.#snapshot, error: this.#error });
+  }
+}
