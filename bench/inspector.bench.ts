@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { measureInspector10k } from './inspector-bench.js';
+import { measureInspectorUpdate, measureThousandThreads } from './inspector-scale-bench.js';
 import { record } from './record.js';
 
 /** The inspector over 10,000 entries (helpers in inspector-bench.ts): time to first rows, and rows in the DOM. */
@@ -28,6 +29,46 @@ it('inspector-10k-first-render-ms and inspector-10k-dom-rows', async () => {
       unit: 'rows',
       goal: '<= 100',
       detail: 'entry rows in the DOM after the first render of 10,000 entries (virtualized list)',
+    },
+  ]);
+});
+
+it('inspector-update-10k-ms and inspector-update-100-ms', async () => {
+  const measured = await measureInspectorUpdate(RUNS);
+  await record('inspector-update', [
+    {
+      name: 'inspector-update-10k-ms',
+      value: measured.big,
+      unit: 'ms',
+      ratio: Math.round((measured.big / measured.small) * 100) / 100,
+      goal: '<= 16',
+      detail: `store.apply (a commit evicting the oldest entry) to the panel's top row showing the new entry, on a MemoryOffloadStore thread of 10,000 entries and 5,000 evictions; ratio: against inspector-update-100-ms, measured alternately; median of ${RUNS}`,
+    },
+    {
+      name: 'inspector-update-100-ms',
+      value: measured.small,
+      unit: 'ms',
+      detail: `the same on a thread of 100 entries and 50 evictions, median of ${RUNS}`,
+    },
+  ]);
+});
+
+it('inspector-1k-threads-first-render-ms and its longest task', async () => {
+  const measured = await measureThousandThreads(RUNS);
+  await record('inspector-threads', [
+    {
+      name: 'inspector-1k-threads-first-render-ms',
+      value: measured.firstRender,
+      unit: 'ms',
+      goal: '<= 150',
+      detail: `mountInspector to the first entry rows over a MemoryOffloadStore of 1,000 threads of one result each, median of ${RUNS} mounts`,
+    },
+    {
+      name: 'inspector-1k-threads-longest-task-ms',
+      value: measured.longestTask,
+      unit: 'ms',
+      goal: '<= 50',
+      detail: `the longest main-thread task from mountInspector until the gauges in view show their totals, the longest over ${RUNS} mounts ('longtask' entries: ${measured.longTasks}; a timer chain for shorter tasks)`,
     },
   ]);
 });

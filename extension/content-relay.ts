@@ -1,4 +1,10 @@
-import { type ChangeNotice, DEFAULT_CHANNEL, mergeNotices, parseNotice, parseResponse } from '../inspector/channel-protocol.js';
+import {
+  type ChangeNotice,
+  DEFAULT_CHANNEL,
+  mergeNotices,
+  parseNotice,
+  parseResponse,
+} from '../inspector/channel-protocol.js';
 import type { ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, errorResponse, PAGE_PORT, parseSmallRequest, RequestLedger } from './transport.js';
 

@@ -20,7 +20,8 @@ export const PROTOCOL = 'tool-output-offload/inspector@1';
 export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info';
 
 export type InspectorRequest =
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list' | 'evictions' | 'failures'; threadId?: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list'; threadId?: string; keys?: string[] }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'evictions' | 'failures'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
@@ -69,9 +70,30 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
   return isObject(data) && data.protocol === PROTOCOL && data.kind === kind;
 }
 
+/**
+ * Characters of keys one 'list' request names at most: well within what the DevTools extension
+ * carries for a request (8 KiB). More keys changed than that: the panel asks for the whole thread.
+ */
+export const MAX_REQUEST_KEYS_CHARS = 4096;
+
+/** True for the keys a request may name: strings, together within MAX_REQUEST_KEYS_CHARS. */
+export function isKeyList(keys: unknown): keys is string[] {
+  if (!Array.isArray(keys)) return false;
+  let chars = 0;
+  for (const key of keys) {
+    if (!isString(key)) return false;
+    chars += key.length + 3;
+  }
+  return chars <= MAX_REQUEST_KEYS_CHARS;
+}
+
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
-  const { id, op, threadId } = data;
+  const { id, op, threadId, keys } = data;
+  if (op === 'list' && keys !== undefined) {
+    if (!isString(threadId) || !isKeyList(keys)) return undefined;
+    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, keys };
+  }
   if (op === 'list' || op === 'evictions' || op === 'failures') {
     if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;

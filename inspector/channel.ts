@@ -2,6 +2,7 @@ import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/stor
 import {
   fromWireError,
   isAnswer,
+  isKeyList,
   PROTOCOL,
   parseNotice,
   parseResponse,
@@ -94,7 +95,15 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
 
   return {
     label: `channel "${name}"`,
-    list: (threadId) => ask<StoredResultInfo[]>(threadId === undefined ? { op: 'list' } : { op: 'list', threadId }),
+    list: (threadId, keys) =>
+      ask<StoredResultInfo[]>(
+        threadId === undefined
+          ? { op: 'list' }
+          : // Too many keys for one request: the whole thread (the panel keeps the keys it asked for).
+            keys && isKeyList(keys)
+            ? { op: 'list', threadId, keys: [...keys] }
+            : { op: 'list', threadId },
+      ),
     evictions: (threadId) =>
       ask<EvictionRecord[]>(threadId === undefined ? { op: 'evictions' } : { op: 'evictions', threadId }),
     failures: (threadId) =>

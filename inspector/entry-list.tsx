@@ -1,7 +1,7 @@
 import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
-import { ProblemMark } from './problem-mark.js';
 import { clip, formatAge, formatBytes, formatCount, isoTime } from './format.js';
+import { ProblemMark } from './problem-mark.js';
 import type { EntryRow } from './records.js';
 import { type ColumnId, columns, entryId, type Sort } from './rows.js';
 import { ROW_HEIGHT } from './styles.js';

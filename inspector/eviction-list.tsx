@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ProblemMark } from './problem-mark.js';
 import { clip, formatBytes, formatCount, formatTime, isoTime } from './format.js';
+import { ProblemMark } from './problem-mark.js';
 import type { EvictionRow, FailureRow } from './records.js';
 
 /** Records shown at first, and added by each "Show older": the timeline's DOM stays small. */

@@ -3,13 +3,19 @@ import {
   type ChangeNotice,
   DEFAULT_CHANNEL,
   type InspectorRequest,
-  MAX_NOTICE_CHANGES,
   type InspectorResponse,
+  MAX_NOTICE_CHANGES,
   PROTOCOL,
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { assertInspectableStore, type InspectableStore, type SourceChange, storeFailures, toSourceChange } from './source.js';
+import {
+  assertInspectableStore,
+  type InspectableStore,
+  type SourceChange,
+  storeFailures,
+  toSourceChange,
+} from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
@@ -25,7 +31,7 @@ export interface ExposeOptions {
 function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
   switch (request.op) {
     case 'list':
-      return store.list(request.threadId);
+      return request.keys ? store.list(request.threadId, { keys: request.keys }) : store.list(request.threadId);
     case 'evictions':
       return store.evictions(request.threadId);
     case 'failures':

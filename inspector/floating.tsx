@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Panel, type PanelProps } from './panel.js';
 
 const MIN_HEIGHT = 160;
@@ -19,6 +19,9 @@ export function Floating(props: Omit<PanelProps, 'onClose'>) {
   const view = () => toggleRef.current?.ownerDocument.defaultView ?? null;
   const [height, setHeight] = useState(360);
   const [sized, setSized] = useState(false);
+  // Ends a drag in progress: the listeners it added go with the panel when it unmounts mid-drag.
+  const endDrag = useRef<(() => void) | undefined>(undefined);
+  useEffect(() => () => endDrag.current?.(), []);
 
   const openDock = () => {
     // Half the window the first time: room for the list and a selected entry.
@@ -38,10 +41,13 @@ export function Floating(props: Omit<PanelProps, 'onClose'>) {
     const move = (moved: PointerEvent) => setHeight(clampHeight((view()?.innerHeight ?? 800) - moved.clientY, view()));
     setSized(true);
     const stop = () => {
+      endDrag.current = undefined;
       handle.removeEventListener('pointermove', move);
       handle.removeEventListener('pointerup', stop);
       handle.removeEventListener('pointercancel', stop);
     };
+    endDrag.current?.();
+    endDrag.current = stop;
     handle.addEventListener('pointermove', move);
     handle.addEventListener('pointerup', stop);
     handle.addEventListener('pointercancel', stop);

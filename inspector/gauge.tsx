@@ -69,7 +69,6 @@ export function Gauges({ threads, totals, bound, wantTotals }: GaugesProps) {
   const inView = items.map((item) => threads[item.index]).filter((id): id is string => id !== undefined);
   const missing = inView.filter((id) => !totals.has(id));
   const key = missing.join('\u0000');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `missing`
   useEffect(() => {
     if (missing.length > 0) wantTotals(missing);
   }, [key, wantTotals]);

@@ -6,7 +6,7 @@ import { EvictionList, FailureList } from './eviction-list.js';
 import { clip, formatCount } from './format.js';
 import { Gauges } from './gauge.js';
 import { OriginStorage } from './origin-storage.js';
-import type { EntryRow, EvictionRow } from './records.js';
+import type { EntryRow, EvictionRow, FailureRow } from './records.js';
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
 import type { InspectorSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
@@ -32,6 +32,21 @@ function latestEviction(evictions: readonly EvictionRow[], threadId: string, key
   return undefined;
 }
 
+/** The entry listed under this thread and key, if any (looked up only for the one selected). */
+function liveEntry(entries: readonly EntryRow[], threadId: string, key: string): EntryRow | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.key === key && entry.threadId === threadId) return entry;
+  }
+  return undefined;
+}
+
+/** The records the filter lets through: the list itself when it filters nothing. */
+function matching<T extends EvictionRow | FailureRow>(records: readonly T[], filter: Filter): readonly T[] {
+  if (filter.threadId === '' && filter.text === '') return records;
+  return records.filter((record) => recordMatches(record, filter));
+}
+
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
 export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const { snapshot, error, wantTotals } = useSnapshot(source);
@@ -45,15 +60,8 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
 
   const entries = snapshot?.entries ?? [];
   const rows = useMemo(() => visibleEntries(entries, filter, sort), [entries, filter, sort]);
-  const byId = useMemo(() => new Map(entries.map((entry) => [entryId(entry.threadId, entry.key), entry])), [entries]);
-  const evictions = useMemo(
-    () => (snapshot?.evictions ?? []).filter((record) => recordMatches(record, filter)),
-    [snapshot?.evictions, filter],
-  );
-  const failures = useMemo(
-    () => (snapshot?.failures ?? []).filter((record) => recordMatches(record, filter)),
-    [snapshot?.failures, filter],
-  );
+  const evictions = useMemo(() => matching(snapshot?.evictions ?? [], filter), [snapshot?.evictions, filter]);
+  const failures = useMemo(() => matching(snapshot?.failures ?? [], filter), [snapshot?.failures, filter]);
   const threads = snapshot?.threads ?? [];
   const hasFailures = (snapshot?.failures.length ?? 0) > 0;
   const view: TabId = tab === 'failures' && !hasFailures ? 'entries' : tab;
@@ -67,7 +75,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       threadId: record.threadId,
       key: record.key,
       path: record.path,
-      entry: byId.get(entryId(record.threadId, record.key)),
+      entry: liveEntry(entries, record.threadId, record.key),
       eviction: record,
     });
 
@@ -138,12 +146,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       )}
       {snapshot && (
         <Boundary what="The gauges" retryKey={snapshot}>
-          <Gauges
-            threads={gaugeThreads}
-            totals={snapshot.totals}
-            bound={bound ?? info.bound}
-            wantTotals={wantTotals}
-          />
+          <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound ?? info.bound} wantTotals={wantTotals} />
         </Boundary>
       )}
       <Tabs
@@ -155,23 +158,23 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       <div class="body">
         <div class="tabpanel" role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`}>
           <Boundary what={`The ${view} list`} retryKey={snapshot}>
-          {!snapshot ? (
-            <p class="empty">{error ? 'Could not read the store.' : 'Loading…'}</p>
-          ) : view === 'entries' ? (
-            <EntryList
-              rows={rows}
-              sort={sort}
-              onSort={(column) => setSort((current) => nextSort(current, column))}
-              selectedId={selectedId}
-              onSelect={selectEntry}
-              now={now}
-              total={entries.length}
-            />
-          ) : view === 'evictions' ? (
-            <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
-          ) : (
-            <FailureList failures={failures} now={now} />
-          )}
+            {!snapshot ? (
+              <p class="empty">{error ? 'Could not read the store.' : 'Loading…'}</p>
+            ) : view === 'entries' ? (
+              <EntryList
+                rows={rows}
+                sort={sort}
+                onSort={(column) => setSort((current) => nextSort(current, column))}
+                selectedId={selectedId}
+                onSelect={selectEntry}
+                now={now}
+                total={entries.length}
+              />
+            ) : view === 'evictions' ? (
+              <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
+            ) : (
+              <FailureList failures={failures} now={now} />
+            )}
           </Boundary>
         </div>
         {selected && (
@@ -179,7 +182,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
             <EntryDetail
               source={source}
               selected={selected}
-              live={byId.get(selectedId!)}
+              live={liveEntry(entries, selected.threadId, selected.key)}
               eviction={snapshot && latestEviction(snapshot.evictions, selected.threadId, selected.key)}
               now={now}
               onClose={() => setSelected(undefined)}

@@ -56,7 +56,9 @@ class Reader {
   flag(field: string): boolean {
     const value = this.fields[field];
     if (typeof value === 'boolean') return value;
-    this.problems.push(value === undefined ? `${field} is missing` : `${field} is not true or false (got ${shown(value)})`);
+    this.problems.push(
+      value === undefined ? `${field} is missing` : `${field} is not true or false (got ${shown(value)})`,
+    );
     return false;
   }
 

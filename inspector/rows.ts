@@ -70,9 +70,9 @@ export function visibleEntries(entries: readonly StoredResultInfo[], filter: Fil
   const needle = filter.text.toLowerCase();
   const value = sortValue[sort.column];
   const sign = sort.direction === 'ascending' ? 1 : -1;
-  const keyed = entries
-    .filter((entry) => entryMatches(entry, filter, needle))
-    .map((entry, index) => ({ entry, index, value: value(entry) }));
+  const all = filter.threadId === '' && needle === '';
+  const kept = all ? entries : entries.filter((entry) => entryMatches(entry, filter, needle));
+  const keyed = kept.map((entry, index) => ({ entry, index, value: value(entry) }));
   keyed.sort((a, b) => {
     if (a.value !== b.value) return (a.value < b.value ? -1 : 1) * sign;
     return a.index - b.index;

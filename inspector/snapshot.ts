@@ -1,3 +1,4 @@
+import { clip } from './format.js';
 import {
   type EntryRow,
   type EvictionRow,
@@ -8,7 +9,6 @@ import {
   toRows,
 } from './records.js';
 import type { InspectorSource, SourceChange } from './source.js';
-import { clip } from './format.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 export interface Snapshot {
@@ -58,8 +58,23 @@ const partsChangedBy: Record<string, readonly Part[]> = {
   failed: ['failures'],
 };
 
-const reads: Record<Part, { read: (source: InspectorSource, threadId?: string) => Promise<unknown>; toRow: (value: unknown) => Row | undefined }> = {
-  entries: { read: (source, threadId) => source.list(threadId), toRow: toEntryRow },
+/** What changed in one thread: which lists, and which keys' entries (null: any, read the whole list). */
+interface ThreadChange {
+  parts: Set<Part>;
+  keys: Set<string> | null;
+}
+
+/** The changes that name an entry's key: only that key's entry is read again. */
+const keyedTypes = new Set(['stored', 'evicted', 'restored']);
+
+const reads: Record<
+  Part,
+  {
+    read: (source: InspectorSource, threadId?: string, keys?: readonly string[]) => Promise<unknown>;
+    toRow: (value: unknown) => Row | undefined;
+  }
+> = {
+  entries: { read: (source, threadId, keys) => source.list(threadId, keys), toRow: toEntryRow },
   evictions: { read: (source, threadId) => source.evictions(threadId), toRow: toEvictionRow },
   failures: { read: (source, threadId) => source.failures(threadId), toRow: toFailureRow },
 };
@@ -104,7 +119,7 @@ export class SnapshotReader {
   /** Bumped by every change to a thread, so a total read before it is not kept after it. */
   readonly #generation = new Map<string, number>();
   readonly #totalsAsked = new Set<string>();
-  #dirty: Map<string, Set<Part>> | 'all' = 'all';
+  #dirty: Map<string, ThreadChange> | 'all' = 'all';
   /** Lists whose last whole read failed. */
   readonly #unread = new Set<Part>();
   #loaded = false;
@@ -158,9 +173,11 @@ export class SnapshotReader {
       this.#dirty = 'all';
     } else {
       for (const change of changes) {
-        let parts = this.#dirty.get(change.threadId);
-        if (!parts) this.#dirty.set(change.threadId, (parts = new Set()));
-        for (const part of partsChangedBy[change.type] ?? allParts) parts.add(part);
+        const thread = this.#dirty.get(change.threadId) ?? { parts: new Set<Part>(), keys: new Set<string>() };
+        this.#dirty.set(change.threadId, thread);
+        for (const part of partsChangedBy[change.type] ?? allParts) thread.parts.add(part);
+        if (!keyedTypes.has(change.type)) thread.keys = null;
+        else thread.keys?.add(change.key);
         this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);
         if (change.totalBytes === undefined) this.#totals.delete(change.threadId);
         else this.#totals.set(change.threadId, change.totalBytes);
@@ -183,7 +200,7 @@ export class SnapshotReader {
     const dirty = this.#dirty;
     // Lists that could not be read last time are read whole at the next chance.
     const whole = dirty === 'all' || !this.#loaded ? allParts : [...this.#unread];
-    const threads = dirty === 'all' ? new Map<string, Set<Part>>() : dirty;
+    const threads = dirty === 'all' ? new Map<string, ThreadChange>() : dirty;
     if (whole.length === 0 && threads.size === 0) return;
     this.#dirty = new Map();
     this.#unread.clear();
@@ -223,13 +240,20 @@ export class SnapshotReader {
     }
   }
 
-  /** Reads the changed lists of the changed threads (but those read whole anyway). */
-  async #readThreads(dirty: Map<string, Set<Part>>, whole: readonly Part[], failures: string[]): Promise<void> {
-    const asked = [...dirty].flatMap(([threadId, parts]) =>
-      [...parts].filter((part) => !whole.includes(part)).map((part) => ({ threadId, part })),
+  /**
+   * Reads the changed lists of the changed threads (but those read whole anyway): of the entries,
+   * only those of the keys the changes named, merged into the thread's list.
+   */
+  async #readThreads(dirty: Map<string, ThreadChange>, whole: readonly Part[], failures: string[]): Promise<void> {
+    const asked = [...dirty].flatMap(([threadId, { parts, keys }]) =>
+      [...parts]
+        .filter((part) => !whole.includes(part))
+        .map((part) => ({ threadId, part, keys: part === 'entries' ? keys : null })),
     );
     if (asked.length === 0) return;
-    const results = await Promise.allSettled(asked.map(({ threadId, part }) => this.#readPart(part, threadId)));
+    const results = await Promise.allSettled(
+      asked.map(({ threadId, part, keys }) => this.#readPart(part, threadId, keys ?? undefined)),
+    );
     const touched = new Set<Part>();
     asked.forEach(({ threadId, part }, index) => {
       const result = results[index]!;
@@ -237,24 +261,48 @@ export class SnapshotReader {
         failures.push(`Could not read the ${part} of thread ${clip(threadId, 80)}: ${errorMessage(result.reason)}`);
         return;
       }
-      const rows = result.value.rows;
+      const { keys } = asked[index]!;
+      const rows = keys ? this.#merged(threadId, keys, result.value.rows as EntryRow[]) : result.value.rows;
       if (rows.length === 0) this.#byThread[part].delete(threadId);
       else this.#byThread[part].set(threadId, rows);
-      this.#skipped.set(`${part}\u0000${threadId}`, result.value.skipped);
+      if (!keys) this.#skipped.set(`${part}\u0000${threadId}`, result.value.skipped);
       touched.add(part);
     });
     for (const part of touched) this.#flatten(part);
   }
 
-  async #readPart(part: Part, threadId?: string): Promise<{ rows: Row[]; skipped: number }> {
+  async #readPart(
+    part: Part,
+    threadId?: string,
+    keys?: ReadonlySet<string>,
+  ): Promise<{ rows: Row[]; skipped: number }> {
     const { read, toRow } = reads[part];
-    const { rows, skipped } = toRows(await read(this.#source, threadId), toRow);
-    // An older exposing window answers a thread's request with every thread: keep the one asked for.
-    return threadId === undefined ? { rows, skipped } : { rows: rows.filter((row) => row.threadId === threadId), skipped };
+    const { rows, skipped } = toRows(await read(this.#source, threadId, keys && [...keys]), toRow);
+    // An older exposing window or a custom store may answer with more than asked for (every
+    // thread, every key): keep what was asked for.
+    if (threadId === undefined) return { rows, skipped };
+    return { rows: rows.filter((row) => row.threadId === threadId && (!keys || keys.has(row.key))), skipped };
+  }
+
+  /** The thread's entries with those of `keys` replaced by `rows` (a key not in `rows` is gone). */
+  #merged(threadId: string, keys: ReadonlySet<string>, rows: EntryRow[]): EntryRow[] {
+    const previous = (this.#byThread.entries.get(threadId) ?? []) as EntryRow[];
+    const merged = previous.filter((row) => !keys.has(row.key));
+    // Usually newer than every other entry: appended, already in order.
+    for (const row of rows.sort(byAge)) merged.push(row);
+    const last = merged.length - rows.length - 1;
+    if (last >= 0 && rows.length > 0 && byAge(merged[last]!, rows[0]!) > 0) merged.sort(byAge);
+    return merged;
   }
 
   #flatten(part: Part): void {
-    const rows = [...this.#byThread[part].values()].flat();
+    const lists = [...this.#byThread[part].values()];
+    // One thread's list is in order already (the common case: one agent's conversation).
+    if (lists.length === 1) {
+      this.#flat[part] = lists[0]!;
+      return;
+    }
+    const rows = lists.flat();
     if (part === 'entries') (rows as EntryRow[]).sort(byAge);
     else (rows as Array<EvictionRow | FailureRow>).sort(byTime);
     this.#flat[part] = rows;
@@ -270,7 +318,10 @@ export class SnapshotReader {
   }
 
   #publishNow(): void {
-    if (!this.#loaded) return this.#publish({ error: this.#error });
+    if (!this.#loaded) {
+      this.#publish({ error: this.#error });
+      return;
+    }
     const threads = new Set<string>();
     for (const part of allParts) for (const threadId of this.#byThread[part].keys()) threads.add(threadId);
     let skipped = 0;

@@ -46,7 +46,8 @@ export interface InspectorSource {
   readonly label: string;
   /** The store itself when it lives in this window (enables "Pop out"). */
   readonly store?: InspectableStore;
-  list(threadId?: string): Promise<StoredResultInfo[]>;
+  /** With `keys` (and a thread), only those keys' entries; a source may answer with more. */
+  list(threadId?: string, keys?: readonly string[]): Promise<StoredResultInfo[]>;
   evictions(threadId?: string): Promise<EvictionRecord[]>;
   /** Results that could not be stored; empty when the store does not track them. */
   failures(threadId?: string): Promise<StoreFailure[]>;
@@ -104,7 +105,7 @@ export function storeSource(store: InspectableStore): InspectorSource {
   return {
     label: 'this window',
     store,
-    list: (threadId) => store.list(threadId),
+    list: (threadId, keys) => (keys ? store.list(threadId, { keys }) : store.list(threadId)),
     evictions: (threadId) => store.evictions(threadId),
     failures: (threadId) => storeFailures(store, threadId),
     totalBytes: (threadId) => store.totalBytes(threadId),

@@ -38,6 +38,7 @@ export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
   EvictionRecord,
   HeldText,
+  ListOptions,
   OffloadStore,
   SeenDetails,
   SeenResult,

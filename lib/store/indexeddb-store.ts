@@ -13,6 +13,7 @@ import type {
   EvictionRecord,
   HeldText,
   LinesRead,
+  ListOptions,
   OffloadStore,
   SeenResult,
   SettleOptions,
@@ -122,9 +123,10 @@ export class IndexedDbOffloadStore implements OffloadStore {
     this.#broadcast.post(events);
   }
 
-  async list(threadId?: string): Promise<StoredResultInfo[]> {
+  async list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]> {
+    reads.checkListOptions(threadId, options);
     if (threadId !== undefined)
-      return (await this.#run(['entries'], 'readonly', (tx) => tx.entries(threadId))).map(toInfo);
+      return this.#run(['entries'], 'readonly', (tx) => reads.listEntries(tx, threadId, options?.keys));
     const all = await this.#transaction(['entries'], 'readonly', (tx) => tx.objectStore('entries').getAll());
     return all
       .flatMap((record) => this.#check<EntryRecord>('entries', [record?.threadId, record?.key], record, entryProblem))

@@ -5,6 +5,7 @@ import type {
   EvictionRecord,
   HeldText,
   LinesRead,
+  ListOptions,
   OffloadStore,
   SeenResult,
   SettleOptions,
@@ -61,9 +62,10 @@ export class MemoryOffloadStore implements OffloadStore {
     return run;
   }
 
-  async list(threadId?: string): Promise<StoredResultInfo[]> {
+  async list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]> {
+    reads.checkListOptions(threadId, options);
     return this.#atomic(async (tx) => {
-      if (threadId !== undefined) return (await tx.entries(threadId)).map(toInfo);
+      if (threadId !== undefined) return reads.listEntries(tx, threadId, options?.keys);
       const all = await Promise.all([...this.#tables.entries.keys()].map((thread) => tx.entries(thread)));
       return all.flat().map(toInfo).sort(byAge);
     });

@@ -149,9 +149,19 @@ export interface HeldText {
   staged: number;
 }
 
+/** What `list` lists besides a thread's whole list. */
+export interface ListOptions {
+  /**
+   * Only the entries of these keys (with a thread given): what a change event named, so a reader
+   * such as the inspector reads what changed instead of the whole thread. A key with no live
+   * entry is left out. A custom store may ignore it and list the whole thread (callers filter).
+   */
+  keys?: readonly string[];
+}
+
 export interface OffloadStore {
-  /** Entries, oldest first; all threads when no thread is given. */
-  list(threadId?: string): Promise<StoredResultInfo[]>;
+  /** Entries, oldest first; all threads when no thread is given; with `keys`, only those of the thread. */
+  list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
   /**
    * The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. A result whose
    * commit failed for a full quota (S3) is read from its staged text, so the path its preview

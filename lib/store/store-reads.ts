@@ -1,9 +1,9 @@
 import { BackendError } from '../backends/backend.js';
-import { checkInteger } from '../checks.js';
+import { checkInteger, isRecord, quoteForMessage } from '../checks.js';
 import { sliceLines } from '../text.js';
-import type { EvictionReason, HeldText, LinesRead } from './offload-store.js';
+import type { EvictionReason, HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
 import type { FailedKeys } from './store-operations.js';
-import type { StagedRecord, StoreTx } from './store-records.js';
+import { byAge, type StagedRecord, type StoreTx, toInfo } from './store-records.js';
 import type { TextLayout } from './text-chunks.js';
 import { chunkSpan } from './text-chunks.js';
 
@@ -106,4 +106,31 @@ export async function heldText(tx: StoreTx, threadId: string): Promise<HeldText>
     undo: evicted.reduce((sum, entry) => sum + entry.bytes, 0),
     staged: staged.reduce((sum, record) => sum + record.bytes, 0),
   };
+}
+
+/** Throws a TypeError unless `options` is what `list` takes: `keys` an array of strings, with a thread. */
+export function checkListOptions(threadId: unknown, options: ListOptions | undefined): void {
+  if (options === undefined) return;
+  if (!isRecord(options))
+    throw new TypeError(`list: options must be an object like { keys: ['k1'] }, got ${quoteForMessage(options)}`);
+  const { keys } = options;
+  if (keys === undefined) return;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) {
+    throw new TypeError(`list: options.keys must be an array of strings, got ${quoteForMessage(keys)}`);
+  }
+  if (threadId === undefined) throw new TypeError('list: options.keys needs a threadId (keys are per thread)');
+}
+
+/** The thread's entries, oldest first: all of them, or only those of `keys` (each read by its key). */
+export async function listEntries(
+  tx: StoreTx,
+  threadId: string,
+  keys?: readonly string[],
+): Promise<StoredResultInfo[]> {
+  if (keys === undefined) return (await tx.entries(threadId)).map(toInfo);
+  const found = await Promise.all([...new Set(keys)].map((key) => tx.entry(threadId, key)));
+  return found
+    .filter((entry) => entry !== undefined)
+    .map(toInfo)
+    .sort(byAge);
 }

@@ -162,6 +162,26 @@ describe('the panel page', () => {
   });
 });
 
+describe('the panel page reads what changed', () => {
+  it('a change on one thread asks the page for the changed entry only, through every hop', async () => {
+    const { fake, channel } = setup();
+    const store = new MemoryOffloadStore();
+    for (let t = 0; t < 20; t++) await put(store, `t${t}`, `k${t}`, `text ${t}`);
+    page(fake, channel, store);
+    const panel = openPanel(fake);
+    await until(() => expect(panel.paths()).toHaveLength(20));
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the first reads are over
+    const list = vi.spyOn(store, 'list');
+    const evictions = vi.spyOn(store, 'evictions');
+
+    await put(store, 't4', 'k4-new', 'new on t4', { createdAt: Date.now() + 1000 });
+    await until(() => expect(panel.paths()[0]).toBe('/large_tool_results/k4-new'));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(list.mock.calls).toEqual([['t4', { keys: ['k4-new'] }]]);
+    expect(evictions).not.toHaveBeenCalled();
+  });
+});
+
 describe('inspectedTabId', () => {
   const api = (devtools?: ChromeApi['devtools']) => ({ runtime: fakeChrome().extensionPage(), devtools });
 

@@ -163,7 +163,9 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     answer('list', 'not a list'); // not a list: ignored
     answer('list', [entry, 42]); // an item that is no record: ignored
     // A list of records is taken; a damaged record in it is shown, marked with what is wrong.
-    answer('list', [{ ...entry, bytes: 'five', originalBytes: 5, truncated: false, seq: 1, createdAt: 1, preview: 'p' }]);
+    answer('list', [
+      { ...entry, bytes: 'five', originalBytes: 5, truncated: false, seq: 1, createdAt: 1, preview: 'p' },
+    ]);
     answer('evictions', []);
     answer('failures', []);
     await until(() => expect(asked('totalBytes')).toBe(true));

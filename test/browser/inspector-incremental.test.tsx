@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { exposeToInspector, type InspectableStore } from '../../inspector/index.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import type { StoreEvent } from '../../lib/store/offload-store.js';
+import { cleanupMounts, mount, put, setValue, until } from './inspector-fixtures.js';
+
+const stops: Array<() => void> = [];
+afterEach(() => {
+  cleanupMounts();
+  for (const stop of stops.splice(0)) stop();
+});
+
+/** A store of `threads` threads with `each` results each, and one eviction on thread t0. */
+async function storeOf(threads: number, each = 1): Promise<MemoryOffloadStore> {
+  const store = new MemoryOffloadStore();
+  for (let t = 0; t < threads; t++)
+    for (let i = 0; i < each; i++) await put(store, `t${t}`, `t${t}-k${i}`, `text ${t}/${i}`);
+  await put(store, 't0', 't0-over', 'x'.repeat(200), {}, 200); // evicts the older entries of t0
+  return store;
+}
+
+/** Every call of the store's read methods, with its arguments. */
+function countCalls(store: MemoryOffloadStore) {
+  return {
+    list: vi.spyOn(store, 'list'),
+    evictions: vi.spyOn(store, 'evictions'),
+    failures: vi.spyOn(store, 'failures'),
+    totalBytes: vi.spyOn(store, 'totalBytes'),
+    reset() {
+      for (const spy of [this.list, this.evictions, this.failures, this.totalBytes]) spy.mockClear();
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+describe('the panel reads what changed (store source)', () => {
+  it('a new result on one thread of 50 reads that entry only, and no total (the event carries it)', async () => {
+    const store = await storeOf(50);
+    const calls = countCalls(store);
+    const view = mount({ store }, { bound: 1 << 20 });
+    await until(() => expect(view.one('[role="tab"]').textContent).toBe('Entries (50)'));
+    await settle();
+    calls.reset();
+
+    await put(store, 't7', 't7-new', 'a new result on t7', { createdAt: Date.now() + 1000 });
+    await until(() => expect(view.paths()[0]).toBe('/large_tool_results/t7-new'));
+    await settle();
+    expect(calls.list.mock.calls).toEqual([['t7', { keys: ['t7-new'] }]]);
+    expect(calls.evictions).not.toHaveBeenCalled();
+    expect(calls.failures).not.toHaveBeenCalled();
+    expect(calls.totalBytes).not.toHaveBeenCalled();
+    expect(view.one('[role="tab"]').textContent).toBe('Entries (51)');
+  });
+
+  it('an eviction reads the entries it named, and that thread’s evictions and failures; its gauge takes the event’s total', async () => {
+    const store = await storeOf(20);
+    const calls = countCalls(store);
+    const view = mount({ store }, { bound: 1000 });
+    await until(() => expect(view.one('[role="tab"]').textContent).toBe('Entries (20)'));
+    await settle();
+    calls.reset();
+
+    await put(store, 't3', 't3-big', 'y'.repeat(1000), {}, 1000); // evicts t3-k0
+    await until(() => expect(view.paths()).toContain('/large_tool_results/t3-big'));
+    await until(() => expect(view.all('[role="tab"]')[1]!.textContent).toBe('Evictions (2)'));
+    await settle();
+    expect(
+      calls.list.mock.calls
+        .flatMap(([threadId, options]) => (threadId === 't3' ? (options?.keys ?? ['all']) : ['other thread']))
+        .sort(),
+    ).toEqual(['t3-big', 't3-k0']);
+    for (const spy of [calls.evictions, calls.failures]) {
+      expect(spy.mock.calls.length).toBeGreaterThan(0);
+      expect(spy.mock.calls.every(([threadId]) => threadId === 't3')).toBe(true);
+    }
+    setValue(view.one<HTMLSelectElement>('select'), 't3'); // its gauge comes into view
+    await until(() =>
+      expect(view.one<HTMLMeterElement>('meter[aria-label="Thread t3: stored bytes"]').value).toBe(1000),
+    );
+    expect(calls.totalBytes).not.toHaveBeenCalled();
+  });
+
+  it('a store whose events name no thread is read whole again, and still shows the change', async () => {
+    const store = await storeOf(3);
+    const anonymous: InspectableStore = {
+      list: (threadId) => store.list(threadId),
+      evictions: (threadId) => store.evictions(threadId),
+      totalBytes: (threadId) => store.totalBytes(threadId),
+      read: (threadId, key) => store.read(threadId, key),
+      subscribe: (listener) => store.subscribe(() => listener({ type: 'stored' } as StoreEvent)),
+    };
+    const list = vi.spyOn(anonymous, 'list');
+    const view = mount({ store: anonymous });
+    await until(() => expect(view.paths()).toHaveLength(3));
+    list.mockClear();
+    await put(store, 't1', 't1-new', 'new', { createdAt: Date.now() + 1000 });
+    await until(() => expect(view.paths()[0]).toBe('/large_tool_results/t1-new'));
+    expect(list.mock.calls.at(-1)).toEqual([undefined]); // every thread
+  });
+
+  it('1,000 threads: totals are read for the gauges in view only, and scrolling the gauges reads the others', async () => {
+    const store = await storeOf(1000);
+    const calls = countCalls(store);
+    const view = mount({ store }, { bound: 1 << 20 });
+    await until(() => expect(view.one('[role="tab"]').textContent).toBe('Entries (1,000)'));
+    await until(() => expect(view.all('meter').length).toBeGreaterThan(0));
+    await settle();
+    const gauges = view.all('.gauge').length;
+    expect(gauges).toBeLessThanOrEqual(8);
+    expect(calls.totalBytes.mock.calls.length).toBeLessThanOrEqual(gauges);
+    expect(calls.list.mock.calls).toEqual([[undefined]]);
+
+    const strip = view.one('.gauges');
+    strip.scrollLeft = strip.scrollWidth;
+    await until(() =>
+      expect(view.all('meter').map((meter) => meter.getAttribute('aria-label'))).toContain('Thread t999: stored bytes'),
+    );
+    expect(calls.totalBytes.mock.calls.map(([threadId]) => threadId)).toContain('t999');
+    expect(calls.totalBytes.mock.calls.length).toBeLessThanOrEqual(2 * gauges);
+  });
+});
+
+describe('the panel reads what changed (channel source)', () => {
+  let channels = 0;
+  const channelName = () => `inspector-incremental-${Date.now()}-${++channels}`;
+
+  /** The requests posted on `name` from now on. */
+  function requests(name: string): Array<Record<string, unknown>> {
+    const seen: Array<Record<string, unknown>> = [];
+    const channel = new BroadcastChannel(name);
+    channel.onmessage = (event) => {
+      if (event.data?.kind === 'request') seen.push(event.data);
+    };
+    stops.push(() => channel.close());
+    return seen;
+  }
+
+  it('asks the exposing window for the changed entry only', async () => {
+    const store = await storeOf(30);
+    const channel = channelName();
+    stops.push(exposeToInspector(store, { channel, bound: 1 << 20 }));
+    const wire = requests(channel);
+    const view = mount({ channel });
+    await until(() => expect(view.one('[role="tab"]').textContent).toBe('Entries (30)'));
+    await settle();
+    wire.length = 0;
+
+    await put(store, 't12', 't12-new', 'new on t12', { createdAt: Date.now() + 1000 });
+    await until(() => expect(view.paths()[0]).toBe('/large_tool_results/t12-new'));
+    await settle();
+    // 'info' (the origin's storage estimate, at most every 500 ms) is no list.
+    const lists = wire.filter(({ op }) => op !== 'info');
+    expect(lists.map(({ op, threadId, keys }) => ({ op, threadId, keys }))).toEqual([
+      { op: 'list', threadId: 't12', keys: ['t12-new'] },
+    ]);
+  });
+});
