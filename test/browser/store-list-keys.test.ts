@@ -20,19 +20,18 @@ describe.each(stores)('%s list(threadId, { keys })', (_name, open) => {
   it('lists only the live entries of those keys in that thread, oldest first', async () => {
     const { store, dispose } = await open();
     try {
-      await put(store, 'chat', 'a', 'first', { createdAt: 1000 });
-      await put(store, 'chat', 'b', 'second', { createdAt: 2000 });
-      await put(store, 'chat', 'c', 'third', { createdAt: 3000 });
+      // Texts of 10 bytes in a thread bound at 30: d evicts a, e evicts b.
+      for (const [i, key] of ['a', 'b', 'c', 'd', 'e'].entries()) {
+        await put(store, 'chat', key, `text ${key}....`, { createdAt: 1000 * (i + 1) }, 30);
+      }
       await put(store, 'other', 'a', 'another thread');
-      await put(store, 'chat', 'd', 'x'.repeat(40), { createdAt: 4000 }, 40); // evicts a, b and c
-      await put(store, 'chat', 'e', 'fifth', { createdAt: 5000 });
-
       const keys = (entries: Array<{ key: string }>) => entries.map((entry) => entry.key);
+      expect(keys(await store.list('chat'))).toEqual(['c', 'd', 'e']);
       expect(keys(await store.list('chat', { keys: ['e', 'd', 'a', 'never', 'e'] }))).toEqual(['d', 'e']);
       expect(await store.list('chat', { keys: [] })).toEqual([]);
       const [listed] = await store.list('other', { keys: ['a'] });
       expect(listed).toEqual((await store.list('other'))[0]);
-      expect(keys(await store.list('chat', {}))).toEqual(['d', 'e']);
+      expect(keys(await store.list('chat', {}))).toEqual(['c', 'd', 'e']);
     } finally {
       await dispose();
     }
