@@ -28,10 +28,17 @@ export interface AgentRunsOptions {
 /** A run in progress in this worker: the thread as its last step showed it and the tools running. */
 class ActiveRun {
   readonly #tools = new Map<string, number>();
+  /** Settles once the run is prepared (recorded, its thread loaded): before that it has nothing to show. */
+  readonly prepared: Promise<void>;
+  markPrepared: () => void = () => undefined;
   constructor(
     public messages: readonly Message[],
     readonly recovered: boolean,
-  ) {}
+  ) {
+    this.prepared = new Promise((resolve) => {
+      this.markPrepared = resolve;
+    });
+  }
 
   tool(name: string, running: boolean): void {
     this.#tools.set(name, (this.#tools.get(name) ?? 0) + (running ? 1 : -1));
@@ -67,7 +74,10 @@ export class AgentRuns {
   async view(threadId: string): Promise<ThreadUpdate> {
     await this.#ready;
     const active = this.#active.get(threadId);
-    if (active) return this.#update(threadId, active.messages, active.view());
+    if (active) {
+      await active.prepared;
+      if (this.#active.get(threadId) === active) return this.#update(threadId, active.messages, active.view());
+    }
     const messages = await this.#reader.messages(threadId);
     const record = await this.options.registry.get(threadId);
     const run = record && !this.#active.has(threadId) ? stalled(record) : (this.#ended.get(threadId) ?? idle);
@@ -180,7 +190,7 @@ export class AgentRuns {
     };
     let ended: RunView;
     try {
-      const start = await prepare();
+      const start = await prepare().finally(() => active.markPrepared());
       publish();
       const result = await start(
         buildAgent(this.options.chrome, await loadModelSettings(this.options.chrome), progress),

@@ -144,6 +144,8 @@ async function newChat(): Promise<string> {
   const before = await threadId();
   await panel.getByRole('button', { name: 'New chat' }).click();
   await eventually(threadId).not.toBe(before);
+  // The worker's first answer for the new thread (the panel shows no worker until it comes).
+  await eventually(workerId).not.toBe('');
   return threadId();
 }
 
