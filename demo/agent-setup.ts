@@ -10,6 +10,7 @@ import {
 } from '../lib/index.js';
 import { aiSdkRuntime } from './ai-sdk-runtime.js';
 import { demoTools } from './demo-tools.js';
+import { langChainRuntime } from './langchain-runtime.js';
 import { offlineModel } from './offline-model.js';
 
 /** Small enough that the first scenario (≈ 0.6 + 2 + 0.8 MB) goes over it and evicts. */
@@ -36,11 +37,19 @@ export type DemoAgent = Pick<Agent, 'run' | 'recover' | 'messages'>;
 
 /**
  * The runtimes the demo can switch between, each running the same scripted model, tools and store.
- * LangChain.js (`offloadMiddleware` from adapters/langchain) takes its place here as a third entry.
  */
 export const runtimes = {
   'built-in': { label: 'built-in (createAgent)', build: buildAgent },
-  'ai-sdk': { label: 'Vercel AI SDK (withOffload)', build: buildAiSdkAgent },
+  // The AI SDK's generateText with `withOffload`.
+  'ai-sdk': {
+    label: 'Vercel AI SDK (withOffload)',
+    build: (settings, progress) => aiSdkRuntime(frameworkOptions(settings, progress)),
+  },
+  // LangChain.js's createAgent with `offloadMiddleware`.
+  langchain: {
+    label: 'LangChain.js (offloadMiddleware)',
+    build: (settings, progress) => langChainRuntime(frameworkOptions(settings, progress)),
+  },
 } satisfies Record<string, { label: string; build(settings: ModelSettings, progress: Progress): DemoAgent }>;
 
 export type RuntimeName = keyof typeof runtimes;
@@ -49,16 +58,19 @@ export function isRuntimeName(name: unknown): name is RuntimeName {
   return typeof name === 'string' && Object.hasOwn(runtimes, name);
 }
 
-/** The AI SDK's generateText with `withOffload`; its thread history is kept in the same checkpointer database. */
-function buildAiSdkAgent(settings: ModelSettings, progress: Progress): DemoAgent {
-  return aiSdkRuntime({
+/**
+ * What the framework runtimes are given: the same model, tools, store and system prompt as the
+ * built-in one; each keeps its thread history in the same checkpointer database, in its own form.
+ */
+function frameworkOptions(settings: ModelSettings, progress: Progress) {
+  return {
     model: chosenModel(settings, offlineModel),
     tools: demoTools(),
     offload,
     systemPrompt,
     histories: checkpointer,
     progress,
-  });
+  };
 }
 
 /** The demo's agent: the chosen model, the demo tools plus file tools over the offload's mount. */

@@ -1,15 +1,9 @@
 import { generateText, jsonSchema, type LanguageModel, type ModelMessage, stepCountIs, type Tool, tool } from 'ai';
 import { withOffload } from '../adapters/ai-sdk/index.js';
 import type { Progress } from '../examples/shared/progress.js';
-import {
-  type Message,
-  type Model,
-  type Tool as PackageTool,
-  type RunResult,
-  type ToolCall,
-  ToolOutcome,
-  type ToolOutputOffload,
-} from '../lib/index.js';
+import type { Message, Model, Tool as PackageTool, RunResult, ToolCall } from '../lib/index.js';
+import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
+import { runPackageTool } from './package-tool.js';
 
 // The demo's second runtime: the same scripted model, tools and store, run by the Vercel AI SDK's
 // generateText with `withOffload` instead of this package's agent loop.
@@ -117,19 +111,9 @@ function asAiTool(packageTool: PackageTool, progress: Progress): Tool {
     async execute(input: unknown, { abortSignal }) {
       progress.onTool(packageTool.name, true);
       try {
-        const result = await packageTool.execute(input, {
-          threadId: '',
-          turnId: '',
-          idempotencyKey: '',
-          approved: false,
-          signal: abortSignal ?? new AbortController().signal,
-          state: {},
-          emit: () => {},
-        });
-        if (typeof result === 'string') return result;
-        const outcome = Array.isArray(result) ? ToolOutcome.success(result) : result;
-        if (outcome.type !== 'success') throw new Error(outcome.type === 'error' ? outcome.message : outcome.reason);
-        return outcome.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+        const { text, isError } = await runPackageTool(packageTool, input, abortSignal);
+        if (isError) throw new Error(text);
+        return text;
       } finally {
         progress.onTool(packageTool.name, false);
       }
@@ -137,18 +121,9 @@ function asAiTool(packageTool: PackageTool, progress: Progress): Tool {
   }) as Tool;
 }
 
-/** Where a thread's AI SDK history is kept: the checkpointer, under a key of its own. */
-export interface HistoryStore {
-  load(threadId: string): Promise<unknown>;
-  save(threadId: string, checkpoint: unknown): Promise<void>;
-}
-
 const historyKey = (threadId: string) => `ai-sdk:${threadId}`;
 
-async function history(store: HistoryStore, threadId: string): Promise<ModelMessage[]> {
-  const saved = await store.load(historyKey(threadId));
-  return Array.isArray(saved) ? (saved as ModelMessage[]) : [];
-}
+const history = (store: HistoryStore, threadId: string) => loadHistory<ModelMessage>(store, historyKey(threadId));
 
 /** The history as this package's messages, for the conversation view. */
 function shown(messages: ModelMessage[]): Message[] {
@@ -159,17 +134,8 @@ function shown(messages: ModelMessage[]): Message[] {
   );
 }
 
-export interface AiSdkRuntimeOptions {
-  model: Model;
-  tools: readonly PackageTool[];
-  offload: ToolOutputOffload;
-  systemPrompt: string;
-  histories: HistoryStore;
-  progress: Progress;
-}
-
 /** The AI SDK runtime, with the agent's `run`, `recover` and `messages` as the demo page uses them. */
-export function aiSdkRuntime(options: AiSdkRuntimeOptions) {
+export function aiSdkRuntime(options: FrameworkRuntimeOptions) {
   const { offload, histories, progress } = options;
   const model = asLanguageModel(options.model);
   const appTools = Object.fromEntries(options.tools.map((t) => [t.name, asAiTool(t, progress)]));

@@ -32,7 +32,8 @@ async function openDemo(): Promise<Page> {
   const page = await context.newPage();
   pageErrors.length = 0;
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(server!.url);
+  // The server's first page load waits for vite to pre-bundle the dependencies (langchain, ai…).
+  await page.goto(server!.url, { timeout: 120_000 });
   await expect.poll(() => page.getByRole('button', { name: 'Send' }).count()).toBe(1);
   return page;
 }
@@ -119,18 +120,29 @@ describe('the demo, as a newcomer uses it', () => {
   }, 120_000);
 });
 
-describe('the demo on the Vercel AI SDK runtime (generateText with withOffload)', () => {
+// Stored paths are named by offloadResult (the framework's tool call id and a hash of the text), not by the runtime's idempotency keys.
+describe.each([
+  {
+    runtime: 'ai-sdk',
+    framework: 'Vercel AI SDK runtime (generateText with withOffload)',
+    path: /^call_\d-\d-[0-9a-f]{24}$/,
+  },
+  {
+    runtime: 'langchain',
+    framework: 'LangChain.js runtime (createAgent with offloadMiddleware)',
+    path: /^lc_call_\d+-[0-9a-f]{24}$/,
+  },
+])('the demo on the $framework', ({ runtime, path: name }) => {
   it('runs the same scenario: offload, read-back and eviction; a reload shows them again', async () => {
     const page = await openDemo();
-    await page.getByLabel('Runtime').selectOption('ai-sdk');
+    await page.getByLabel('Runtime').selectOption(runtime);
     await send(page, 'Why did checkout fail yesterday?');
     await expectScenarioShown(page);
-    // Named by offloadResult (the SDK's tool call id and a hash of the text), not by the runtime's idempotency keys.
-    for (const path of await storedPaths(page)) expect(path).toMatch(/^\/large_tool_results\/call_\d-\d-[0-9a-f]{24}$/);
+    for (const path of await storedPaths(page)) expect(path.slice('/large_tool_results/'.length)).toMatch(name);
     const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
 
     await page.reload();
-    expect(await page.getByLabel('Runtime').inputValue()).toBe('ai-sdk');
+    expect(await page.getByLabel('Runtime').inputValue()).toBe(runtime);
     await expectScenarioShown(page);
     expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
     await closeDemo(page);
