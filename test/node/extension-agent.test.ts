@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf, type OffloadDump } from '../browser/fixtures/idb-integrity.js';
@@ -15,6 +16,7 @@ import { searchedWord, startLargePageServer } from './fixtures/large-page-server
  * closing its DevTools target, as Chrome stops an idle or over-budget worker.
  */
 
+const repo = fileURLToPath(new URL('../..', import.meta.url));
 const storeName = 'extension-agent-results';
 const checkpointsName = 'extension-agent-threads';
 
@@ -181,7 +183,7 @@ describe('the extension agent', { timeout: 90_000 }, () => {
 
   it('reads a large page: the result is offloaded, read back, and listed in the inspector', async () => {
     panel = await context.newPage();
-    await panel.setViewportSize({ width: 900, height: 900 });
+    await panel.setViewportSize({ width: 480, height: 900 }); // a side panel's width
     await panel.goto(`chrome-extension://${extensionId}/sidepanel.html`);
     await eventually(() => link().getAttribute('data-state')).toBe('connected');
     const page = await context.newPage();
@@ -206,6 +208,9 @@ describe('the extension agent', { timeout: 90_000 }, () => {
     );
     // A page read back is never stored again (O11).
     expect(await readBack.locator('.badge').textContent()).toBe('in context');
+
+    const shot = process.env.EXTENSION_AGENT_SCREENSHOT;
+    if (shot) await panel.screenshot({ path: join(repo, shot) });
 
     await panel.getByRole('tab', { name: 'Inspector' }).click();
     const rows = panel.locator('tbody tr.row td:first-child');
