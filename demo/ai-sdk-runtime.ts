@@ -1,7 +1,14 @@
 import { generateText, jsonSchema, type LanguageModel, type ModelMessage, stepCountIs, type Tool, tool } from 'ai';
 import { withOffload } from '../adapters/ai-sdk/index.js';
 import type { Progress } from '../examples/shared/progress.js';
-import type { Message, Model, Tool as PackageTool, RunResult, ToolCall } from '../lib/index.js';
+import {
+  type Message,
+  type Model,
+  modelReply,
+  type Tool as PackageTool,
+  type RunResult,
+  type ToolCall,
+} from '../lib/index.js';
 import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
 import { runPackageTool } from './package-tool.js';
 
@@ -72,7 +79,8 @@ export function asLanguageModel(model: Model): LanguageModelV4 {
     supportedUrls: {},
     async doGenerate(options: CallOptions) {
       const system = options.prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
-      const reply = await model(
+      const reply = await modelReply(
+        model,
         { systemPrompt: system, messages: toMessages(options.prompt), tools: [] },
         { signal: options.abortSignal ?? new AbortController().signal },
       );

@@ -12,7 +12,14 @@ import {
   tool,
 } from 'langchain';
 import { offloadMiddleware } from '../adapters/langchain/index.js';
-import type { Message, Model, Tool as PackageTool, RunResult, ToolSpec } from '../lib/index.js';
+import {
+  type Message,
+  type Model,
+  modelReply,
+  type Tool as PackageTool,
+  type RunResult,
+  type ToolSpec,
+} from '../lib/index.js';
 import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
 import { runPackageTool } from './package-tool.js';
 
@@ -94,7 +101,8 @@ class PackageChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']): Promise<ChatResult> {
     const systemPrompt = messages.flatMap((m) => (SystemMessage.isInstance(m) ? [m.text] : [])).join('\n');
     const signal = (options as BaseChatModelCallOptions).signal ?? new AbortController().signal;
-    const reply = await this.model({ systemPrompt, messages: toMessages(messages), tools: this.tools }, { signal });
+    const request = { systemPrompt, messages: toMessages(messages), tools: this.tools };
+    const reply = await modelReply(this.model, request, { signal });
     const text =
       typeof reply.content === 'string'
         ? reply.content

@@ -28,7 +28,16 @@ export {
   type ToolCallRequest,
   type TurnEnd,
 } from './runtime/middleware.js';
-export type { JsonSchema, Model, ModelReply, ModelRequest, ToolSpec } from './runtime/model.js';
+export type {
+  JsonSchema,
+  Model,
+  ModelOutput,
+  ModelReply,
+  ModelRequest,
+  ModelStreamPart,
+  ToolSpec,
+} from './runtime/model.js';
+export { modelReply, type StreamEvent, type StreamListener } from './runtime/model-stream.js';
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
 export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';

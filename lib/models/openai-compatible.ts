@@ -1,6 +1,6 @@
 import { errorMessage } from '../runtime/failure.js';
 import { type ContentPart, isTextPart, joinText, type Message, type ToolCall } from '../runtime/messages.js';
-import type { Model, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
+import type { ModelOutput, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
 import { cutToChars } from '../text.js';
 
 export interface OpenAICompatibleModelOptions {
@@ -28,6 +28,9 @@ type WireMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
+/** A model that always answers with a promise (of a whole reply, or of a stream when `stream` is on). */
+export type PromisedModel = (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelOutput>;
+
 const who = 'openAICompatibleModel';
 /** How much of a reply body an error message quotes. */
 const excerptChars = 300;
@@ -38,7 +41,7 @@ const excerptChars = 300;
  * Error naming what was wrong (HTTP status and body, a reply that is not JSON, no choices, a tool
  * call without a name); the runtime turns it into a failed run and keeps the thread as it was.
  */
-export function openAICompatibleModel(options: OpenAICompatibleModelOptions): Model {
+export function openAICompatibleModel(options: OpenAICompatibleModelOptions): PromisedModel {
   const { url, model, headers, fetchImpl } = resolve(options);
   return async (request: ModelRequest, { signal }: { signal: AbortSignal }): Promise<ModelReply> => {
     const body = JSON.stringify({

@@ -6,6 +6,7 @@ import { approvalReason, continueTurn, decideApproval, endFailedRun, result, sta
 import { type ContentPart, type Message, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
+import type { StreamListener } from './model-stream.js';
 import { minPromptSectionTokens } from './prompt.js';
 import type { RunResult } from './run-result.js';
 import { type AgentSetup, Session } from './session.js';
@@ -33,6 +34,12 @@ export interface AgentOptions {
   toolTimeoutMs?: number;
   /** Told of every RunEvent as it happens, synchronously; a listener that throws is ignored (with a warning). */
   onEvent?: RunEventListener;
+  /**
+   * Told of each part of a streaming model's reply as it arrives (text deltas, tool calls),
+   * synchronously, with the thread, turn and step; a listener that throws is ignored (with a warning).
+   * A model that answers whole streams nothing. RunEvents never carry the text; this does.
+   */
+  onStream?: StreamListener;
 }
 
 export interface Agent {
@@ -127,7 +134,11 @@ function resolveOptions(options: AgentOptions): AgentSetup {
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw new TypeError('createAgent: options.onEvent must be a function');
   }
+  if (options.onStream !== undefined && typeof options.onStream !== 'function') {
+    throw new TypeError('createAgent: options.onStream must be a function');
+  }
   return {
+    onStream: options.onStream,
     model: options.model,
     tools,
     specs: [...tools.values()].map(({ name, description, parameters }) => ({ name, description, parameters })),

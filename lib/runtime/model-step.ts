@@ -1,8 +1,10 @@
-import { callHook, errorMessage, RunFailure, untilAborted } from './failure.js';
+import { quoteForMessage } from '../checks.js';
+import { callHook, errorMessage, RunFailure } from './failure.js';
 import { randomId } from './ids.js';
 import { type AssistantMessage, type ToolCall, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';
-import type { ModelReply, ModelRequest } from './model.js';
+import type { ModelReply, ModelRequest, ModelStreamPart } from './model.js';
+import { isModelStream, modelReply, replyShape } from './model-stream.js';
 import { buildSystemPrompt } from './prompt.js';
 import type { Session } from './session.js';
 import { checkWrites } from './state.js';
@@ -32,15 +34,23 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
 
   const callModel = async (req: ModelRequest): Promise<ModelReply> => {
     const started = Date.now();
+    const { threadId, turn } = session;
+    const step = turn!.step;
+    const onStream = setup.onStream;
+    let streamed = false;
+    const onPart = (part: ModelStreamPart) => {
+      streamed = true;
+      onStream?.({ threadId, turnId: turn!.turnId, step, part });
+    };
     let reply: ModelReply;
     try {
-      reply = await untilAborted(setup.model(req, { signal }), signal);
+      reply = await modelReply(setup.model, req, { signal, onPart });
     } catch (e) {
       if (signal.aborted) throw e;
       throw new RunFailure(`the model call failed: ${errorMessage(e)}`);
     }
     const toolCalls = Array.isArray(reply?.toolCalls) ? reply.toolCalls.length : 0;
-    const details = { step: session.turn!.step, messages: req.messages?.length, toolCalls, ms: Date.now() - started };
+    const details = { step, messages: req.messages?.length, toolCalls, streamed, ms: Date.now() - started };
     session.events.runtime('model-call', details);
     return reply;
   };
@@ -78,6 +88,9 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
 
 /** The reply as a message; a malformed reply fails the run with what was wrong. */
 function assistantMessage(reply: ModelReply): AssistantMessage {
+  if (typeof reply !== 'object' || reply === null || Array.isArray(reply) || !('content' in reply)) {
+    throw new RunFailure(`invalid model reply: expected ${replyShape}, got ${describeReply(reply)}`);
+  }
   let content: AssistantMessage['content'];
   try {
     content = toContent(reply.content, 'model reply content');
@@ -99,4 +112,14 @@ function checkCall(call: ToolCall, i: number): void {
   if (typeof call !== 'object' || call === null || typeof call.id !== 'string' || typeof call.name !== 'string') {
     throw new RunFailure(`invalid model reply: toolCalls[${i}] needs a string id and name`);
   }
+}
+
+/** What arrived instead of a reply, short: its type and a quote of it. */
+function describeReply(value: unknown): string {
+  if (typeof value === 'string') return `a string ${quoteForMessage(value)}`;
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return `an array ${quoteForMessage(value)}`;
+  if (isModelStream(value)) return 'a stream (a middleware must return the assembled reply)';
+  if (typeof value === 'object') return `an object without content: ${quoteForMessage(value)}`;
+  return `${typeof value} ${quoteForMessage(value)}`;
 }

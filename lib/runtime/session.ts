@@ -5,6 +5,7 @@ import { randomId } from './ids.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
 import type { HookContext, Middleware, TurnEnd } from './middleware.js';
 import type { Model, ToolSpec } from './model.js';
+import type { StreamListener } from './model-stream.js';
 import type { StateUpdate } from './outcome.js';
 import { CommittedState, type StateKeys } from './state.js';
 import {
@@ -29,6 +30,7 @@ export interface AgentSetup {
   maxSteps: number;
   toolTimeoutMs: number;
   onEvent?: RunEventListener;
+  onStream?: StreamListener;
 }
 
 /**

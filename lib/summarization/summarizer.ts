@@ -1,6 +1,6 @@
-import { untilAborted } from '../runtime/failure.js';
 import { type ContentPart, joinText, type Message } from '../runtime/messages.js';
 import type { Model, ModelRequest } from '../runtime/model.js';
+import { modelReply } from '../runtime/model-stream.js';
 import { cutLine } from '../text.js';
 
 export const summarizerSystemPrompt = [
@@ -51,10 +51,7 @@ export function summarizerRequest(
  * (even if the model ignores the signal).
  */
 export async function requestSummary(model: Model, request: ModelRequest, signal: AbortSignal): Promise<string> {
-  const reply = await untilAborted(
-    Promise.resolve().then(() => model(request, { signal })),
-    signal,
-  );
+  const reply = await modelReply(model, request, { signal });
   const content = reply?.content;
   const summary = (typeof content === 'string' ? content : Array.isArray(content) ? joinText(content) : '').trim();
   if (summary === '') throw new Error('the summarizer returned no text');
