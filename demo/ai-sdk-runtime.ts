@@ -65,13 +65,18 @@ function toMessages(prompt: Prompt): Message[] {
   });
 }
 
+/** A short random tag: eight hex digits. */
+function randomTag(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * A package `Model` (the offline script, or the OpenAI-compatible adapter) as an AI SDK language
- * model, so the AI SDK runtime plays the same scenario. Tool call ids are made unique per step:
- * the script numbers them call_1, call_2, … in every step.
+ * model, so the AI SDK runtime plays the same scenario. The script numbers its tool calls call_1,
+ * call_2, … in every step: each step's ids get a random tag, unique as a provider's would be (the
+ * same id and text again is the same result to the offload, A1).
  */
 export function asLanguageModel(model: Model): LanguageModelV4 {
-  let steps = 0;
   return {
     specificationVersion: 'v4',
     provider: 'tool-output-offload-demo',
@@ -84,7 +89,7 @@ export function asLanguageModel(model: Model): LanguageModelV4 {
         { systemPrompt: system, messages: toMessages(options.prompt), tools: [] },
         { signal: options.abortSignal ?? new AbortController().signal },
       );
-      const step = ++steps;
+      const tag = randomTag();
       const text =
         typeof reply.content === 'string'
           ? reply.content
@@ -95,7 +100,7 @@ export function asLanguageModel(model: Model): LanguageModelV4 {
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...calls.map((call) => ({
             type: 'tool-call' as const,
-            toolCallId: `${call.id}-${step}`,
+            toolCallId: `${call.id}-${tag}`,
             toolName: call.name,
             input: JSON.stringify(call.args),
           })),

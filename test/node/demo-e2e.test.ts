@@ -125,7 +125,7 @@ describe.each([
   {
     runtime: 'ai-sdk',
     framework: 'Vercel AI SDK runtime (generateText with withOffload)',
-    path: /^call_\d-\d-[0-9a-f]{24}$/,
+    path: /^call_\d-[0-9a-f]{8}-[0-9a-f]{24}$/,
   },
   {
     runtime: 'langchain',
