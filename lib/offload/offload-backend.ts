@@ -20,11 +20,24 @@ function fullPath(path: string): string {
  * result is the file `/<idempotencyKey>`. `ls`, `read`, `grep` and `glob` work; `write` and `edit`
  * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
  */
+export interface OffloadBackendOptions {
+  /**
+   * Whether the result under `key` was stored earlier (the offload remembers what it stored): a
+   * read of it that the store does not know at all (its database deleted or wiped) says it was
+   * cleared, not that it was never stored.
+   */
+  storedBefore?: (key: string) => boolean;
+}
+
 export class OffloadBackend implements Backend {
+  readonly #storedBefore: (key: string) => boolean;
+
   constructor(
     readonly store: OffloadStore,
     readonly threadId: string,
+    options: OffloadBackendOptions = {},
   ) {
+    this.#storedBefore = options.storedBefore ?? (() => false);
     if (typeof threadId !== 'string' || threadId === '') {
       throw new TypeError(`OffloadBackend: threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
     }
@@ -64,6 +77,12 @@ export class OffloadBackend implements Backend {
         // The store names the key; an unreadable result keeps the store's words for why.
         if (error.message.startsWith(`${key} is unreadable`)) {
           throw new BackendError('not-found', `${fullPath(path)}${error.message.slice(key.length)}`);
+        }
+        if (this.#storedBefore(key)) {
+          throw new BackendError(
+            'evicted',
+            `${fullPath(path)} was cleared: it was stored earlier, but the store no longer has it (its thread was cleared or its database deleted). Run the tool again if you need it.`,
+          );
         }
         throw new BackendError('not-found', `${fullPath(path)} not found: no tool result was stored under this path.`);
       }

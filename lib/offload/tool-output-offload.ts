@@ -21,6 +21,7 @@ import { reportStoreFailure } from './report-failure.js';
 import { boundToolMessages } from './request-bound.js';
 import { offloadKey, offloadMount } from './result-path.js';
 import { offloadStateKey, orphanAgeMs, type SettleTurns, unsettledTurns } from './state-key.js';
+import { StoredKeys } from './stored-keys.js';
 
 export interface ToolOutputOffloadOptions {
   /** A result over this many estimated tokens is offloaded; default 20_000, at least 1000. */
@@ -52,6 +53,9 @@ export class ToolOutputOffload implements Middleware {
   readonly writes: Readonly<Record<string, StateKey>>;
   readonly #cleanup: SummaryCleanup;
   readonly #pending = new PendingCommits();
+  readonly #storedKeys = new StoredKeys();
+  /** The store it made (no `store` option): closed by `close()`. */
+  readonly #ownStore: OffloadStore | undefined;
 
   constructor(options: ToolOutputOffloadOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -59,6 +63,7 @@ export class ToolOutputOffload implements Middleware {
     }
     this.limits = Object.freeze(resolveLimits(options));
     const store = options.store ?? defaultOffloadStore();
+    this.#ownStore = options.store === undefined ? store : undefined;
     if (typeof store.stage !== 'function' || typeof store.apply !== 'function') {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore (with stage and apply)');
     }
@@ -71,7 +76,21 @@ export class ToolOutputOffload implements Middleware {
 
   /** A read-only view of one thread's stored results, to mount at `ToolOutputOffload.mount`. */
   backend(threadId: string): OffloadBackend {
-    return new OffloadBackend(this.store, threadId);
+    return new OffloadBackend(this.store, threadId, { storedBefore: (key) => this.#storedKeys.has(threadId, key) });
+  }
+
+  /**
+   * Closes the store it made when none was given (its database connection and change channel), so
+   * the database can be deleted or upgraded at once; a store passed in is the caller's to close.
+   * A later use opens the store again.
+   */
+  async close(): Promise<void> {
+    await this.#ownStore?.close?.();
+  }
+
+  /** `await using offload = new ToolOutputOffload()` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /**
@@ -83,8 +102,10 @@ export class ToolOutputOffload implements Middleware {
    * even once it was evicted or from a new ToolOutputOffload over the same store (A1, A2). A store
    * failure cuts the result with a note instead (S3). Malformed input is a TypeError.
    */
-  offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
-    return offloadNow(this.store, this.limits, input);
+  async offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
+    const offloaded = await offloadNow(this.store, this.limits, input);
+    if (offloaded.path !== undefined) this.#storedKeys.add(input.threadId, offloaded.path.slice(offloadMount.length));
+    return offloaded;
   }
 
   /**
@@ -176,6 +197,7 @@ export class ToolOutputOffload implements Middleware {
         content: outcome.content,
       }).then((decided) => {
         if (decided.kind === 'stored') {
+          this.#storedKeys.add(threadId, request.idempotencyKey);
           const details = { toolName: request.call.name, bytes: decided.bytes, turnId };
           this.#pending.add(threadId, request.idempotencyKey, details);
         }

@@ -105,6 +105,20 @@ export function entryProblem(record: unknown): string | undefined {
   return fieldProblem(record, entryFields) ?? layoutProblem(record as EntryRecord);
 }
 
+/** What `stage` is given: a result's info (no text layout yet; the text is checked apart). */
+export function stagedResultProblem(result: unknown): string | undefined {
+  const problem = fieldProblem(
+    result,
+    infoFields.slice(
+      0,
+      infoFields.findIndex(([field]) => field === 'textId'),
+    ),
+  );
+  if (problem) return problem;
+  const turnId = (result as StagedRecord).turnId;
+  return turnId === undefined || typeof turnId === 'string' ? undefined : `turnId is ${quoteForMessage(turnId)}`;
+}
+
 export function stagedProblem(record: unknown): string | undefined {
   const problem = fieldProblem(record, infoFields) ?? layoutProblem(record as StagedRecord);
   if (problem) return problem;

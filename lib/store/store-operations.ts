@@ -9,6 +9,7 @@ import type {
   StoreChange,
   StoreEvent,
 } from './offload-store.js';
+import { stagedResultProblem } from './record-checks.js';
 import { isQuotaError } from './store-failures.js';
 import {
   type EntryRecord,
@@ -40,6 +41,9 @@ export function checkStaged(result: StagedResult): void {
   }
   if (typeof result.text !== 'string') throw new TypeError(`stage: text of ${result.path} must be a string`);
   checkInteger(`stage: bytes of ${result.path}`, result.bytes, 0);
+  // The rest as reads will check it (record-checks.ts): what a store writes, it can read back.
+  const problem = stagedResultProblem(result);
+  if (problem) throw new TypeError(`stage: ${result.path}: ${problem}`);
 }
 
 /** Checks a thread's bound as a commit or restore is given it. */

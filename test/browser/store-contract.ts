@@ -640,6 +640,15 @@ export function storeContract(name: string, stores: ContractStores): void {
       withStore(async (store) => {
         await expect(store.stage({ ...result('a', 'k', 'x'), text: 42 as never })).rejects.toThrow(/text/);
         await expect(store.stage({ ...result('a', 'k', 'x'), key: '' })).rejects.toThrow(/key/);
+        // Every field as reads will check it: a store never writes what it could not read back.
+        await expect(store.stage({ ...result('a', 'k', 'x'), createdAt: Number.NaN })).rejects.toThrow(
+          'stage: /large_tool_results/k: createdAt is NaN, not a time in milliseconds',
+        );
+        await expect(store.stage({ ...result('a', 'k', 'x'), preview: undefined as never })).rejects.toThrow(
+          /preview is missing/,
+        );
+        await expect(store.stage({ ...result('a', 'k', 'x'), truncated: 'no' as never })).rejects.toThrow(/truncated/);
+        await expect(store.stage({ ...result('a', 'k', 'x'), turnId: 7 as never })).rejects.toThrow(/turnId/);
         await expect(store.apply({ type: 'nope' } as never)).rejects.toThrow(/change.type/);
         await store.stage(result('a', 'k', 'x'));
         await expect(
