@@ -2,6 +2,7 @@ import { errorMessage } from '../runtime/failure.js';
 import { type ContentPart, isTextPart, joinText, type Message, type ToolCall } from '../runtime/messages.js';
 import type { ModelOutput, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
 import { cutToChars } from '../text.js';
+import { openAIStreamParts, parseArgs } from './openai-stream.js';
 
 export interface OpenAICompatibleModelOptions {
   /** The API root, e.g. 'https://api.openai.com/v1'; requests go to `${baseUrl}/chat/completions`. */
@@ -14,6 +15,11 @@ export interface OpenAICompatibleModelOptions {
   fetch?: typeof fetch;
   /** Extra request headers (they override the defaults). */
   headers?: Record<string, string>;
+  /**
+   * Stream the reply (server-sent events, with `stream_options.include_usage`): text deltas as they
+   * arrive, tool calls assembled from their deltas. Default false.
+   */
+  stream?: boolean;
 }
 
 type WireContent = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
@@ -37,17 +43,18 @@ const excerptChars = 300;
 
 /**
  * A Model for any endpoint that speaks the OpenAI Chat Completions API (OpenAI, Azure-style proxies,
- * Ollama, LM Studio, vLLM, OpenRouter …), over fetch, without streaming. Every failure throws an
+ * Ollama, LM Studio, vLLM, OpenRouter …), over fetch; with `stream: true` it streams. Every failure throws an
  * Error naming what was wrong (HTTP status and body, a reply that is not JSON, no choices, a tool
  * call without a name); the runtime turns it into a failed run and keeps the thread as it was.
  */
 export function openAICompatibleModel(options: OpenAICompatibleModelOptions): PromisedModel {
-  const { url, model, headers, fetchImpl } = resolve(options);
-  return async (request: ModelRequest, { signal }: { signal: AbortSignal }): Promise<ModelReply> => {
+  const { url, model, headers, fetchImpl, stream } = resolve(options);
+  return async (request: ModelRequest, { signal }: { signal: AbortSignal }): Promise<ModelOutput> => {
     const body = JSON.stringify({
       model,
       messages: toWireMessages(request),
       ...(request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     });
     let response: Response;
     try {
@@ -59,6 +66,11 @@ export function openAICompatibleModel(options: OpenAICompatibleModelOptions): Pr
         `${who}: could not reach ${url}: ${errorMessage(error)} (is the server up, and does it allow CORS?)`,
       );
     }
+    const type = response.headers.get('content-type') ?? '';
+    if (stream && response.ok && response.body && type.includes('text/event-stream')) {
+      return openAIStreamParts(response.body, who, excerpt);
+    }
+    // A server that ignores `stream` answers whole: read as such.
     const text = await response.text();
     if (!response.ok) {
       const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
@@ -83,6 +95,9 @@ function resolve(options: OpenAICompatibleModelOptions) {
   }
   if (typeof model !== 'string' || model.trim() === '') throw new TypeError(`${who}: model must be a non-empty string`);
   if (apiKey !== undefined && typeof apiKey !== 'string') throw new TypeError(`${who}: apiKey must be a string`);
+  if (options.stream !== undefined && typeof options.stream !== 'boolean') {
+    throw new TypeError(`${who}: stream must be true or false`);
+  }
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
   if (typeof fetchImpl !== 'function') throw new TypeError(`${who}: no fetch here; pass options.fetch`);
   let url: string;
@@ -92,9 +107,11 @@ function resolve(options: OpenAICompatibleModelOptions) {
   } catch {
     throw new TypeError(`${who}: baseUrl is not a URL: ${JSON.stringify(baseUrl)}`);
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  const stream = options.stream === true;
+  const accept = stream ? 'text/event-stream, application/json' : 'application/json';
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  return { url, model: model.trim(), headers: { ...headers, ...options.headers }, fetchImpl };
+  return { url, model: model.trim(), headers: { ...headers, ...options.headers }, fetchImpl, stream };
 }
 
 function toWireTool(spec: ToolSpec) {
@@ -204,20 +221,6 @@ function fromWireCall(call: unknown, index: number): ToolCall {
   }
   const id = (call as { id?: unknown }).id;
   return { id: typeof id === 'string' && id !== '' ? id : `call_${index}`, name, args: parseArgs(fn?.arguments) };
-}
-
-/**
- * Arguments that are not JSON stay the model's raw string: the runtime's schema check then answers
- * the call with an error tool message the model can correct, rather than failing the whole run.
- */
-function parseArgs(args: unknown): unknown {
-  if (args === undefined || args === null || args === '') return {};
-  if (typeof args !== 'string') return args; // a server that already parsed them
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
 }
 
 function excerpt(text: string): string {
