@@ -5,7 +5,7 @@ import { AIMessage, createMiddleware, ToolMessage, tool, toolErrorMiddleware } f
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { offloadMiddleware } from '../../adapters/langchain/index.js';
-import { ToolOutputOffload } from '../../lib/index.js';
+import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { estimateTokens } from '../../lib/text.js';
 import {
   ask,
@@ -236,6 +236,27 @@ describe('errors through offloadMiddleware', () => {
     expect(malformed!.status).toBe('error');
     expect(textOf(malformed!)).toMatch(/path/);
     expect(textOf(malformed!)).not.toMatch(/at .*\.js/); // the read tool's own message, not a stack trace
+    expect(result.messages.at(-1)!.text).toBe('done');
+  });
+
+  it('cuts a result the store cannot take, with a note, and names no path (S3)', async () => {
+    class FullStore extends MemoryOffloadStore {
+      override async stage(): Promise<void> {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      }
+    }
+    const store = new FullStore();
+    const model = fakeModel()
+      .respondWithTools([{ name: 'emit', args: { lines: 100 } }])
+      .respond(new AIMessage('done'));
+    const { agent } = offloadAgent(model, { store });
+    const result = await agent.invoke(ask(), thread('chat-1'));
+    const shown = textOf(toolMessagesOf(result.messages)[0]!);
+    expect(shown).toContain('could not be stored (QuotaExceededError');
+    expect(shown).not.toContain('/large_tool_results/');
+    expect(shown.startsWith(linesOf(100).slice(0, 200))).toBe(true);
+    expect(estimateTokens(shown)).toBeLessThanOrEqual(1000);
+    expect(await store.list('chat-1')).toEqual([]);
     expect(result.messages.at(-1)!.text).toBe('done');
   });
 
