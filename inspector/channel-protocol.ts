@@ -11,18 +11,19 @@ import { isStoreInfo } from './store-info.js';
  * the panel asks for it apart from the lists and does without when no answer comes. So did a
  * notice's `changes` (which threads to read again; without them the panel reads everything) and a
  * list request's `threadId` (an older side answers with every thread: the panel keeps the one it
- * asked for).
+ * asked for). 'unreadable' (records the store skipped as malformed) too: an older side never
+ * answers it, and the panel shows none.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info';
+export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info' | 'unreadable';
 
 export type InspectorRequest =
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list'; threadId?: string; keys?: string[] }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'evictions' | 'failures'; threadId?: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' | 'unreadable' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
 
@@ -98,7 +99,7 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
     if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
-  if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
+  if (op === 'info' || op === 'unreadable') return { protocol: PROTOCOL, kind: 'request', id, op };
   if (op === 'totalBytes' && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
@@ -174,6 +175,7 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   list: isRecordList,
   evictions: isRecordList,
   failures: isRecordList,
+  unreadable: isRecordList,
   totalBytes: isCount,
   read: isString,
   info: isStoreInfo,

@@ -1,4 +1,4 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/store/offload-store.js';
 import {
   fromWireError,
   isAnswer,
@@ -108,6 +108,7 @@ export function channelSource(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Ins
       ask<EvictionRecord[]>(threadId === undefined ? { op: 'evictions' } : { op: 'evictions', threadId }),
     failures: (threadId) =>
       ask<StoreFailure[]>(threadId === undefined ? { op: 'failures' } : { op: 'failures', threadId }),
+    unreadable: () => ask<UnreadableRecord[]>({ op: 'unreadable' }),
     totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),

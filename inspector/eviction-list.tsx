@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { clip, formatBytes, formatCount, formatTime, isoTime } from './format.js';
 import { ProblemMark } from './problem-mark.js';
-import type { EvictionRow, FailureRow } from './records.js';
+import type { EvictionRow, FailureRow, UnreadableRow } from './records.js';
 
 /** Records shown at first, and added by each "Show older": the timeline's DOM stays small. */
 export const TIMELINE_PAGE = 200;
@@ -49,7 +49,7 @@ function When({ at, now }: { at: number; now: number }) {
 }
 
 /** A class name for the reason's colour: only the reasons this version knows get their own. */
-const knownReasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired']);
+const knownReasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
 const reasonClass = (reason: string) => `reason reason-${knownReasons.has(reason) ? reason : 'other'}`;
 
 /** The eviction log as a timeline, newest first: time, reason, path, bytes. */
@@ -105,6 +105,32 @@ export function FailureList({ failures, now }: { failures: readonly FailureRow[]
               <span class="error-text">{clip(failure.error, 2000)}</span>
             </span>
             <span class="num">{formatBytes(failure.bytes)}</span>
+          </li>
+        ))}
+      </ol>
+      <ShowOlder hidden={hidden} more={more} />
+    </>
+  );
+}
+
+/** Records the store skipped as malformed (another script, an older app, a disk fault wrote them). */
+export function UnreadableList({ records }: { records: readonly UnreadableRow[] }) {
+  const { shown, more, hidden } = useShown(records);
+  if (records.length === 0) return <p class="empty">Every record was readable.</p>;
+  return (
+    <>
+      <ol class="timeline" aria-label="Records the store could not read">
+        {shown.map((record, index) => (
+          <li class="event" key={`${record.store}\u0000${record.key}\u0000${index}`}>
+            <span class="muted">{clip(record.store, 40)}</span>
+            <span class="reason reason-failed">unreadable</span>
+            <span>
+              <span class="mono">{clip(record.key)}</span>{' '}
+              <span class="muted">{record.threadId === undefined ? 'no thread' : clip(record.threadId)}</span>
+              <br />
+              <span class="error-text">{clip(record.reason, 2000)}</span>
+            </span>
+            <span />
           </li>
         ))}
       </ol>

@@ -14,6 +14,7 @@ import {
   type InspectableStore,
   type SourceChange,
   storeFailures,
+  storeUnreadable,
   toSourceChange,
 } from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
@@ -36,6 +37,8 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return store.evictions(request.threadId);
     case 'failures':
       return storeFailures(store, request.threadId);
+    case 'unreadable':
+      return storeUnreadable(store);
     case 'totalBytes':
       return store.totalBytes(request.threadId);
     case 'read':

@@ -2,15 +2,15 @@ import { useMemo, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
 import { EntryDetail, type Selected } from './entry-detail.js';
 import { EntryList } from './entry-list.js';
-import { EvictionList, FailureList } from './eviction-list.js';
+import { EvictionList, FailureList, UnreadableList } from './eviction-list.js';
 import { clip, formatCount } from './format.js';
 import { Gauges } from './gauge.js';
 import { OriginStorage } from './origin-storage.js';
-import type { EntryRow, EvictionRow, FailureRow } from './records.js';
+import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './records.js';
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
 import type { InspectorSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
-import { useNow, useSnapshot, useStoreInfo } from './use-store.js';
+import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './use-store.js';
 
 export interface PanelProps {
   source: InspectorSource;
@@ -47,6 +47,19 @@ function matching<T extends EvictionRow | FailureRow>(records: readonly T[], fil
   return records.filter((record) => recordMatches(record, filter));
 }
 
+/** The unreadable records of the thread filtered on whose store, key, thread or reason hold the text. */
+function unreadableMatching(records: readonly UnreadableRow[], filter: Filter): readonly UnreadableRow[] {
+  const needle = filter.text.toLowerCase();
+  if (filter.threadId === '' && needle === '') return records;
+  return records.filter(
+    (record) =>
+      (filter.threadId === '' || record.threadId === filter.threadId) &&
+      [record.store, record.key, record.threadId ?? '', record.reason].some((field) =>
+        field.toLowerCase().includes(needle),
+      ),
+  );
+}
+
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
 export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const { snapshot, error, wantTotals } = useSnapshot(source);
@@ -63,8 +76,12 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const evictions = useMemo(() => matching(snapshot?.evictions ?? [], filter), [snapshot?.evictions, filter]);
   const failures = useMemo(() => matching(snapshot?.failures ?? [], filter), [snapshot?.failures, filter]);
   const threads = snapshot?.threads ?? [];
-  const hasFailures = (snapshot?.failures.length ?? 0) > 0;
-  const view: TabId = tab === 'failures' && !hasFailures ? 'entries' : tab;
+  const allUnreadable = useUnreadable(source);
+  const unreadable = useMemo(() => unreadableMatching(allUnreadable, filter), [allUnreadable, filter]);
+  const tabs: TabId[] = ['entries', 'evictions'];
+  if ((snapshot?.failures.length ?? 0) > 0) tabs.push('failures');
+  if (allUnreadable.length > 0) tabs.push('unreadable');
+  const view: TabId = tabs.includes(tab) ? tab : 'entries';
   const gaugeThreads = filter.threadId === '' ? threads : threads.filter((id) => id === filter.threadId);
   const selectedId = selected && entryId(selected.threadId, selected.key);
 
@@ -152,8 +169,13 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       <Tabs
         current={view}
         onChange={setTab}
-        counts={{ entries: rows.length, evictions: evictions.length, failures: failures.length }}
-        showFailures={hasFailures}
+        counts={{
+          entries: rows.length,
+          evictions: evictions.length,
+          failures: failures.length,
+          unreadable: unreadable.length,
+        }}
+        tabs={tabs}
       />
       <div class="body">
         <div class="tabpanel" role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`}>
@@ -172,8 +194,10 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
               />
             ) : view === 'evictions' ? (
               <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
-            ) : (
+            ) : view === 'failures' ? (
               <FailureList failures={failures} now={now} />
+            ) : (
+              <UnreadableList records={unreadable} />
             )}
           </Boundary>
         </div>

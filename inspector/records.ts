@@ -1,4 +1,4 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/store/offload-store.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/store/offload-store.js';
 import { clip } from './format.js';
 
 /**
@@ -14,6 +14,8 @@ export interface Flagged {
 export type EntryRow = StoredResultInfo & Flagged;
 export type EvictionRow = EvictionRecord & Flagged;
 export type FailureRow = StoreFailure & Flagged;
+/** A record the store skipped as malformed, as it reported it (`store` kept as any text). */
+export type UnreadableRow = Omit<UnreadableRecord, 'store'> & { store: string } & Flagged;
 
 type Fields = Record<string, unknown>;
 
@@ -114,6 +116,14 @@ export function toFailureRow(value: unknown): FailureRow | undefined {
     at: read.time('at'),
     error: read.text('error'),
   });
+}
+
+export function toUnreadableRow(value: unknown): UnreadableRow | undefined {
+  if (!isFields(value)) return undefined;
+  const read = new Reader(value);
+  const row = { store: read.text('store'), key: read.text('key'), reason: read.text('reason') };
+  const threadId = value.threadId;
+  return read.done(typeof threadId === 'string' ? { ...row, threadId } : row);
 }
 
 /** The rows of a list as read, and how many of its items were not records at all. */

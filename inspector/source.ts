@@ -4,6 +4,7 @@ import type {
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
+  UnreadableRecord,
 } from '../lib/store/offload-store.js';
 import { readStoreInfo, type StoreInfo } from './store-info.js';
 
@@ -14,6 +15,8 @@ import { readStoreInfo, type StoreInfo } from './store-info.js';
  */
 export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' | 'totalBytes' | 'subscribe'> & {
   failures?: OffloadStore['failures'];
+  /** Records the store found malformed and skipped (IndexedDbOffloadStore reports them). */
+  unreadable?: OffloadStore['unreadable'];
   /** The origin's `navigator.storage.estimate()`, where the browser tells. */
   estimate?(): Promise<StorageEstimate | undefined>;
   /** The origin's `navigator.storage.persisted()`. */
@@ -51,6 +54,8 @@ export interface InspectorSource {
   evictions(threadId?: string): Promise<EvictionRecord[]>;
   /** Results that could not be stored; empty when the store does not track them. */
   failures(threadId?: string): Promise<StoreFailure[]>;
+  /** Records the store skipped as malformed, of every thread; empty when the store does not say. */
+  unreadable(): Promise<UnreadableRecord[]>;
   totalBytes(threadId: string): Promise<number>;
   read(threadId: string, key: string): Promise<string>;
   /** The bound and the origin's storage, as far as the store's side knows them. */
@@ -94,6 +99,11 @@ export function storeFailures(store: InspectableStore, threadId?: string): Promi
   return typeof store.failures === 'function' ? store.failures(threadId) : Promise.resolve([]);
 }
 
+/** Reads the records a store skipped as malformed, where it reports them (feature-detected), else none. */
+export function storeUnreadable(store: InspectableStore): Promise<UnreadableRecord[]> {
+  return typeof store.unreadable === 'function' ? store.unreadable() : Promise.resolve([]);
+}
+
 /** A source over a store in this window: one subscription to the store, however many listen. */
 export function storeSource(store: InspectableStore): InspectorSource {
   const listeners = new Set<ChangeListener>();
@@ -108,6 +118,7 @@ export function storeSource(store: InspectableStore): InspectorSource {
     list: (threadId, keys) => (keys ? store.list(threadId, { keys }) : store.list(threadId)),
     evictions: (threadId) => store.evictions(threadId),
     failures: (threadId) => storeFailures(store, threadId),
+    unreadable: () => storeUnreadable(store),
     totalBytes: (threadId) => store.totalBytes(threadId),
     read: (threadId, key) => store.read(threadId, key),
     // The bound of a store in this window is mountInspector's own option.

@@ -1,20 +1,27 @@
 import { formatCount } from './format.js';
 
-export type TabId = 'entries' | 'evictions' | 'failures';
+export type TabId = 'entries' | 'evictions' | 'failures' | 'unreadable';
 
-const labels: Record<TabId, string> = { entries: 'Entries', evictions: 'Evictions', failures: 'Not stored' };
+const labels: Record<TabId, string> = {
+  entries: 'Entries',
+  evictions: 'Evictions',
+  failures: 'Not stored',
+  unreadable: 'Unreadable',
+};
 
 interface TabsProps {
   current: TabId;
   onChange(tab: TabId): void;
   counts: Record<TabId, number>;
-  /** The failures tab appears only once the store reports a result it could not keep. */
-  showFailures: boolean;
+  /**
+   * The tabs shown: entries and evictions always; failures once the store reports a result it
+   * could not keep, unreadable once it reports a record it skipped.
+   */
+  tabs: readonly TabId[];
 }
 
 /** The panel's views; arrow keys move between tabs (the ARIA tabs pattern). */
-export function Tabs({ current, onChange, counts, showFailures }: TabsProps) {
-  const tabs: TabId[] = showFailures ? ['entries', 'evictions', 'failures'] : ['entries', 'evictions'];
+export function Tabs({ current, onChange, counts, tabs }: TabsProps) {
   const onKeyDown = (event: KeyboardEvent) => {
     const index = tabs.indexOf(current);
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;

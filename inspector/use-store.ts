@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { toRows, toUnreadableRow, type UnreadableRow } from './records.js';
 import { entryId } from './rows.js';
 import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
 import type { InspectorSource } from './source.js';
@@ -90,6 +91,20 @@ export function useStoreInfo(source: InspectorSource): StoreInfo {
 }
 
 const noInfo: StoreInfo = {};
+
+/** Unreadable records are read at most this often: IndexedDbOffloadStore finds them by checking every record. */
+export const UNREADABLE_BATCH_MS = 2000;
+
+const loadUnreadable = async (source: InspectorSource) => toRows(await source.unreadable(), toUnreadableRow).rows;
+const noRecords: readonly UnreadableRow[] = [];
+
+/**
+ * The records the store skipped as malformed, read at mount and again after changes (at most once
+ * every UNREADABLE_BATCH_MS). A store exposed by an older version does not answer: none shown.
+ */
+export function useUnreadable(source: InspectorSource): readonly UnreadableRow[] {
+  return useBatchedRead(source, loadUnreadable, UNREADABLE_BATCH_MS).value ?? noRecords;
+}
 
 export type TextState =
   | { status: 'idle' }

@@ -1,3 +1,4 @@
+import { openDB } from 'idb';
 import { render } from 'preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Boundary } from '../../inspector/boundary.js';
@@ -5,6 +6,7 @@ import { EntryList } from '../../inspector/entry-list.js';
 import type { InspectableStore } from '../../inspector/index.js';
 import type { EntryRow } from '../../inspector/records.js';
 import { defaultSort } from '../../inspector/rows.js';
+import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoredResultInfo } from '../../lib/store/offload-store.js';
 import { button, cleanupMounts, mount, put, until } from './inspector-fixtures.js';
@@ -266,5 +268,57 @@ describe('the error boundary', () => {
       container.remove();
       logged.mockRestore();
     }
+  });
+});
+
+describe('records the store skipped as unreadable', () => {
+  it('an IndexedDB entry damaged on disk: listed under "Unreadable" with its key and why; the rest stays live', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = new IndexedDbOffloadStore({ name: `inspector-unreadable-${crypto.randomUUID()}` });
+    try {
+      await put(store, 'chat', 'good', 'a good result');
+      await put(store, 'chat', 'damaged', 'a result whose record gets damaged');
+      // Another script of the origin (or a disk fault) rewrites the record without its size.
+      const raw = await openDB(store.name);
+      const record = await raw.get('entries', ['chat', 'damaged']);
+      await raw.put('entries', { ...record, bytes: 'many' });
+      raw.close();
+
+      const view = mount({ store });
+      await until(() => expect(view.paths()).toEqual(['/large_tool_results/good']));
+      await until(() => button(view, 'Unreadable (1)')).then((tab) => tab.click());
+      await until(() => expect(view.one('.timeline').textContent).toContain('["chat","damaged"]'));
+      expect(view.one('.timeline').textContent).toMatch(/entries.*unreadable.*chat.*bytes/);
+
+      await put(store, 'chat', 'after', 'stored after');
+      view.one('#tab-entries').click();
+      await until(() => expect(view.paths()).toContain('/large_tool_results/after'));
+    } finally {
+      cleanupMounts();
+      await store.deleteDatabase();
+      warn.mockRestore();
+    }
+  });
+
+  it('a custom store’s report, filtered by thread like the other lists; none from a store without unreadable()', async () => {
+    const store = new MemoryOffloadStore();
+    await put(store, 'chat', 'good', 'a good result');
+    const reporting: InspectableStore = {
+      ...damagedStore(store),
+      unreadable: async () => [
+        { store: 'entries', key: '["chat","x"]', threadId: 'chat', reason: 'createdAt is not a number' },
+        { store: 'chunks', key: '["t1",0]', reason: 'the chunk is not text' },
+      ],
+    };
+    const view = mount({ store: reporting });
+    await until(() => button(view, 'Unreadable (2)')).then((tab) => tab.click());
+    await until(() => expect(view.all('.timeline .event')).toHaveLength(2));
+    expect(view.one('.timeline').textContent).toContain('createdAt is not a number');
+    expect(view.one('.timeline').textContent).toContain('no thread');
+
+    const plain = mount({ store: damagedStore(store) });
+    await until(() => expect(plain.paths()).toContain('/large_tool_results/good'));
+    expect(plain.all('[role="tab"]').map((tab) => tab.textContent)).not.toContain('Unreadable (0)');
+    expect(plain.all('[role="tab"]').some((tab) => tab.textContent?.startsWith('Unreadable'))).toBe(false);
   });
 });
