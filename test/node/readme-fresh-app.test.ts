@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error plain ESM helper shared with the npm scripts
+import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
+
+const run = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+const readme = await readFile(join(root, 'README.md'), 'utf8');
+const viteVersion: string = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).devDependencies.vite;
+
+/** The first ```ts block under `## <heading>`: the example exactly as a reader copies it. */
+function readmeBlock(heading: string): string {
+  const section = readme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
+  const block = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error(`README has no ts block under "## ${heading}"`);
+  return block;
+}
+
+/** The files `npm pack` puts in the tarball, as the registry would get them. */
+async function packedFiles(): Promise<string[]> {
+  const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: root });
+  return (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+}
+
+describe('a fresh app that follows only the README', () => {
+  let app = '';
+  let server: Server | undefined;
+
+  beforeAll(async () => {
+    app = await mkdtemp(join(tmpdir(), 'readme-app-'));
+    await run('npm', ['run', 'build'], { cwd: root });
+    const { stdout } = await run('npm', ['pack', '--pack-destination', app, '--json'], { cwd: root });
+    const tarball = join(app, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }));
+    // The README's install lines, plus Vite to build the page.
+    await run('npm', ['install', '--no-audit', '--no-fund', tarball, 'preact', `vite@${viteVersion}`], { cwd: app });
+    await writeFile(join(app, 'main.ts'), readmeBlock('First example'));
+    await writeFile(
+      join(app, 'index.html'),
+      '<!doctype html><html><body><script type="module" src="/main.ts"></script></body></html>',
+    );
+    await run(join(app, 'node_modules/.bin/vite'), ['build'], { cwd: app });
+    server = await serve(join(app, 'dist'));
+  }, 600_000);
+
+  afterAll(async () => {
+    server?.close();
+    if (app) await rm(app, { recursive: true, force: true });
+  });
+
+  it('builds with Vite and runs the first example in Chromium, the inspector showing the stored result', async () => {
+    const browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
+    try {
+      const page = await browser.newPage();
+      const logged: string[] = [];
+      const errors: string[] = [];
+      page.on('console', (message) => logged.push(message.text()));
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/`);
+      await expect.poll(() => logged.join('\n'), { timeout: 30_000 }).toMatch(/^completed /m);
+      expect(errors).toEqual([]);
+      expect(logged.join('\n')).toMatch(/completed .*I was shown \d+ characters:.*Path: \/large_tool_results\//);
+      await page.locator('[aria-controls="inspector-dock"]').click();
+      await expect.poll(() => page.getByText('search_logs').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
+  it('links and images in the README resolve on the npm page (absolute, or files in the tarball)', async () => {
+    const files = new Set(await packedFiles());
+    const targets = [...readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) {
+      expect(target, 'a relative link breaks on the npm page').toMatch(/^(https:\/\/|#)/);
+      const packed = /^https:\/\/unpkg\.com\/tool-output-offload\/(.+)$/.exec(target)?.[1];
+      if (packed) expect(files, `${target} is not in the tarball`).toContain(packed);
+    }
+    expect(files).toContain('LICENSE');
+  });
+});
+
+const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+
+/** A static file server for the built app, on a free port of 127.0.0.1. */
+function serve(dir: string): Promise<Server> {
+  const server = createServer(async (request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+    try {
+      const body = await readFile(join(dir, path === '/' ? 'index.html' : path));
+      response.writeHead(200, { 'content-type': types[extname(path) || '.html'] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
