@@ -64,3 +64,5 @@ export {
   type SummarizationOptions,
 } from './summarization/summarization.js';
 export { estimateTokens } from './text.js';
+export { estimateTokensByScript } from './tokens/estimate-by-script.js';
+export type { EstimateTokens } from './tokens/token-measure.js';

@@ -1,4 +1,5 @@
-import { cutToChars, estimateTokens } from '../text.js';
+import { cutToChars } from '../text.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** The most characters a text may have to be within `thresholdTokens` estimated tokens (four characters a token). */
 export function charsWithin(thresholdTokens: number): number {
@@ -6,16 +7,22 @@ export function charsWithin(thresholdTokens: number): number {
 }
 
 /** Whether a text is over the threshold, in estimated tokens (O1). */
-export function isOverThreshold(text: string, thresholdTokens: number): boolean {
-  return estimateTokens(text) > thresholdTokens;
+export function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
+  return !measure.within(text, thresholdTokens);
 }
 
 export type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
 
 const maxWhyChars = 200;
 
-function cutNote(reason: CutReason, originalChars: number, shownChars: number, thresholdTokens: number): string {
-  const what = `[Cut: this tool result has ${originalChars} characters (about ${Math.ceil(originalChars / 4)} tokens), over the ${thresholdTokens}-token limit; only the first ${shownChars} characters are shown.`;
+function cutNote(
+  reason: CutReason,
+  originalChars: number,
+  originalTokens: number,
+  shownChars: number,
+  thresholdTokens: number,
+): string {
+  const what = `[Cut: this tool result has ${originalChars} characters (about ${originalTokens} tokens), over the ${thresholdTokens}-token limit; only the first ${shownChars} characters are shown.`;
   switch (reason.kind) {
     case 'over-threshold':
       return `${what} The full text was not stored.]`;
@@ -30,11 +37,18 @@ function cutNote(reason: CutReason, originalChars: number, shownChars: number, t
  * A text cut to within the threshold, followed by a note that says it was cut and why. The whole
  * result is within `thresholdTokens` estimated tokens; a text already within it comes back unchanged.
  */
-export function cutWithNote(text: string, thresholdTokens: number, reason: CutReason): string {
-  if (!isOverThreshold(text, thresholdTokens)) return text;
-  const maxChars = charsWithin(thresholdTokens);
-  // The note's length depends on how much is shown; measure it with the longest number it can hold.
-  const room = maxChars - cutNote(reason, text.length, text.length, thresholdTokens).length - 1;
-  const head = cutToChars(text, room);
-  return `${head}\n${cutNote(reason, text.length, head.length, thresholdTokens)}`;
+export function cutWithNote(
+  text: string,
+  thresholdTokens: number,
+  reason: CutReason,
+  measure: TokenMeasure = charsPerTokenMeasure,
+): string {
+  if (!isOverThreshold(text, thresholdTokens, measure)) return text;
+  const tokens = Math.ceil(measure.tokens(text));
+  return measure.fit(thresholdTokens, (maxChars) => {
+    // The note's length depends on how much is shown; measure it with the longest number it can hold.
+    const room = maxChars - cutNote(reason, text.length, tokens, text.length, thresholdTokens).length - 1;
+    const head = cutToChars(text, Math.max(0, room));
+    return `${head}\n${cutNote(reason, text.length, tokens, head.length, thresholdTokens)}`;
+  });
 }

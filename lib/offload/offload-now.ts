@@ -3,8 +3,13 @@ import type { ContentPart } from '../runtime/messages.js';
 import { joinText, toContent } from '../runtime/messages.js';
 import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
 import { isOverThreshold } from './cut.js';
-import { notStoredDecision, offloadToolResult, replacementFor, withText } from './offload-result.js';
-import type { OffloadLimits } from './options.js';
+import {
+  type AppliedLimits,
+  notStoredDecision,
+  offloadToolResult,
+  replacementFor,
+  withText,
+} from './offload-result.js';
 import { reportStoreFailure } from './report-failure.js';
 import { resultKeyFor } from './result-identity.js';
 import { resultPath } from './result-path.js';
@@ -61,20 +66,28 @@ function stagingTag(): string {
 }
 
 /** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
-function shownAgain(content: ContentPart[], text: string, key: string, seen: SeenResult): OffloadedResult {
-  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, seen).preview;
+function shownAgain(
+  content: ContentPart[],
+  text: string,
+  key: string,
+  seen: SeenResult,
+  limits: AppliedLimits,
+): OffloadedResult {
+  // Made with the offload's tail and measure, which the store does not record.
+  const again = { ...seen, previewTailLines: limits.previewTailLines, measure: limits.measure };
+  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
   return { content: withText(content, preview), text: preview, path: resultPath(key), stored: false };
 }
 
 export async function offloadNow(
   store: OffloadStore,
-  limits: OffloadLimits,
+  limits: AppliedLimits,
   input: OffloadResultInput,
 ): Promise<OffloadedResult> {
   const { threadId, callId, toolName } = checkInput(input);
   const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
   const text = joinText(content);
-  if (!isOverThreshold(text, limits.thresholdTokens)) return { content, text, stored: false };
+  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return { content, text, stored: false };
 
   const key = await resultKeyFor(callId, text);
   const failed = async (error: unknown): Promise<OffloadedResult> => {
@@ -89,7 +102,7 @@ export async function offloadNow(
   } catch (error) {
     return failed(error);
   }
-  if (before) return shownAgain(content, text, key, before);
+  if (before) return shownAgain(content, text, key, before, limits);
 
   const tag = stagingTag();
   const decision = await offloadToolResult(store, limits, {
@@ -117,7 +130,7 @@ export async function offloadNow(
     }
     // Not stored by this call: the same result offered at the same time was, first.
     const now = await store.seen(threadId, key);
-    if (now) return shownAgain(content, text, key, now);
+    if (now) return shownAgain(content, text, key, now, limits);
     throw new Error('its staged copy was deleted before it could be committed');
   } catch (error) {
     // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).

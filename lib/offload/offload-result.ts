@@ -1,7 +1,8 @@
 import type { ContentPart } from '../runtime/messages.js';
 import { isTextPart, joinText, toContent } from '../runtime/messages.js';
 import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
-import { cutToBytes, estimateTokens, utf8Bytes } from '../text.js';
+import { cutToBytes, utf8Bytes } from '../text.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote, isOverThreshold } from './cut.js';
 import type { OffloadLimits } from './options.js';
 import { offloadReplacement } from './preview.js';
@@ -59,25 +60,35 @@ export interface Replacement {
   stored: string;
   storedBytes: number;
   originalBytes: number;
+  /** The text's estimated tokens, by the offload's measure. */
+  originalTokens: number;
   truncated: boolean;
   /** The header and first lines: the text the model is shown instead. */
   preview: string;
 }
 
 /** The stored copy and the preview of a text over the threshold, to be stored under `key`. */
+/** The limits as the offload applies them to one result: its tool's threshold, and how tokens are counted. */
+export type AppliedLimits = OffloadLimits & { measure?: TokenMeasure };
+
 export function replacementFor(
   text: string,
   toolName: string,
   key: string,
-  limits: Pick<OffloadLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes'>,
+  limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure'> &
+    Partial<Pick<AppliedLimits, 'previewTailLines'>>,
 ): Replacement {
   const originalBytes = utf8Bytes(text);
   // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
   const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
   const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
   const path = resultPath(key);
-  const preview = offloadReplacement({ path, toolName, original: text, originalBytes, stored, storedBytes }, limits);
-  return { path, stored, storedBytes, originalBytes, truncated: stored.length < text.length, preview };
+  const originalTokens = Math.ceil((limits.measure ?? charsPerTokenMeasure).tokens(text));
+  const preview = offloadReplacement(
+    { path, toolName, original: text, originalBytes, stored, storedBytes, originalTokens },
+    limits,
+  );
+  return { path, stored, storedBytes, originalBytes, originalTokens, truncated: stored.length < text.length, preview };
 }
 
 /** What is shown when a result over the threshold could not be stored (S3): a cut with a note, naming no path. */
@@ -85,7 +96,7 @@ export function notStoredDecision(
   result: Pick<ToolResultToOffload, 'threadId' | 'key' | 'toolName'>,
   content: readonly ContentPart[],
   text: string,
-  limits: Pick<OffloadLimits, 'thresholdTokens'>,
+  limits: Pick<AppliedLimits, 'thresholdTokens' | 'measure'>,
   error: unknown,
 ): Extract<OffloadDecision, { kind: 'cut' }> {
   const why = describeError(error);
@@ -98,7 +109,7 @@ export function notStoredDecision(
     at: Date.now(),
     error: why,
   };
-  const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why });
+  const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why }, limits.measure);
   return { kind: 'cut', content: withText(content, cut), failure };
 }
 
@@ -109,24 +120,27 @@ export function notStoredDecision(
  */
 export async function offloadToolResult(
   store: OffloadStore,
-  limits: OffloadLimits,
+  limits: AppliedLimits,
   result: ToolResultToOffload,
 ): Promise<OffloadDecision> {
   const content = toContent(result.content, `result of tool "${result.toolName}"`);
   const text = joinText(content);
-  if (!isOverThreshold(text, limits.thresholdTokens)) return { kind: 'kept', content };
+  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return { kind: 'kept', content };
 
   if (readsFromMount(result.args)) {
     return {
       kind: 'cut',
-      content: withText(content, cutWithNote(text, limits.thresholdTokens, { kind: 'read-from-mount' })),
+      content: withText(
+        content,
+        cutWithNote(text, limits.thresholdTokens, { kind: 'read-from-mount' }, limits.measure),
+      ),
     };
   }
 
   const keyProblem = resultKeyProblem(result.key);
   if (keyProblem) return notStoredDecision(result, content, text, limits, keyProblem);
 
-  const { path, stored, storedBytes, originalBytes, truncated, preview } = replacementFor(
+  const { path, stored, storedBytes, originalBytes, originalTokens, truncated, preview } = replacementFor(
     text,
     result.toolName,
     result.key,
@@ -140,7 +154,7 @@ export async function offloadToolResult(
       toolName: result.toolName,
       bytes: storedBytes,
       originalBytes,
-      estimatedTokens: estimateTokens(text),
+      estimatedTokens: originalTokens,
       truncated,
       createdAt: Date.now(),
       preview,

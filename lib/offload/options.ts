@@ -10,13 +10,19 @@ export interface OffloadLimits {
   maxTotalBytes: number;
   /** How many lines of the text the preview shows; 0 shows only the header. */
   previewLines: number;
+  /** How many of the text's last lines the preview shows after an elision marker; default 0. */
+  previewTailLines: number;
 }
+
+/** Per-tool limits, by tool name. */
+export type ToolLimits = Readonly<Record<string, { readonly thresholdTokens: number }>>;
 
 export const defaultLimits: Readonly<OffloadLimits> = Object.freeze({
   thresholdTokens: 20_000,
   maxResultBytes: 1_048_576,
   maxTotalBytes: 33_554_432,
   previewLines: 10,
+  previewTailLines: 0,
 });
 
 function checkLimit(name: keyof OffloadLimits, value: unknown, min: number, max?: number): number {
@@ -42,5 +48,30 @@ export function resolveLimits(options: Partial<Record<keyof OffloadLimits, unkno
     maxTotalBytes,
   );
   const previewLines = checkLimit('previewLines', pick('previewLines'), 0);
-  return { thresholdTokens, maxResultBytes, maxTotalBytes, previewLines };
+  const previewTailLines = checkLimit('previewTailLines', pick('previewTailLines'), 0);
+  return { thresholdTokens, maxResultBytes, maxTotalBytes, previewLines, previewTailLines };
+}
+
+/**
+ * Checks the `tools` option: an object of tool names, each with a thresholdTokens of at least 1000.
+ * A bad value throws (a TypeError for a wrong shape, a RangeError for a wrong number) naming the tool.
+ */
+export function resolveToolLimits(tools: unknown): ToolLimits {
+  if (tools === undefined) return Object.freeze({});
+  if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
+    throw new TypeError('ToolOutputOffload: tools must be an object of { [toolName]: { thresholdTokens } }');
+  }
+  const resolved: Record<string, { thresholdTokens: number }> = Object.create(null);
+  for (const [name, limits] of Object.entries(tools)) {
+    if (typeof limits !== 'object' || limits === null) {
+      throw new TypeError(`ToolOutputOffload: tools[${JSON.stringify(name)}] must be an object { thresholdTokens }`);
+    }
+    const thresholdTokens = checkInteger(
+      `ToolOutputOffload: tools[${JSON.stringify(name)}].thresholdTokens`,
+      (limits as { thresholdTokens?: unknown }).thresholdTokens,
+      1000,
+    );
+    resolved[name] = Object.freeze({ thresholdTokens });
+  }
+  return Object.freeze(resolved);
 }

@@ -1,5 +1,6 @@
 import { cutToChars } from '../text.js';
-import { charsWithin, isOverThreshold } from './cut.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
+import { isOverThreshold } from './cut.js';
 
 /** A file tool's closing line ("[lines 1-9 of 100; … offset=9]", "[showing 100 of 5230 matches; …]") is never longer. */
 const maxContinuationChars = 400;
@@ -20,8 +21,8 @@ function capNote(shown: number, of: number, thresholdTokens: number, nextOffset:
  * a note saying to read a smaller page, and — when its last line is the tool's continuation note
  * (it starts with '[') — that line, kept last. A page within the threshold comes back unchanged.
  */
-export function capFileToolPage(text: string, thresholdTokens: number): string {
-  if (!isOverThreshold(text, thresholdTokens)) return text;
+export function capFileToolPage(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): string {
+  if (!isOverThreshold(text, thresholdTokens, measure)) return text;
   const lines = text.split('\n');
   const last = lines.at(-1)!;
   const keepLast = lines.length > 1 && last.startsWith('[');
@@ -32,7 +33,13 @@ export function capFileToolPage(text: string, thresholdTokens: number): string {
     capNote(body.length, body.length, thresholdTokens, 10 ** 15).length,
     capNote(body.length, body.length, thresholdTokens, undefined).length,
   );
-  const room = charsWithin(thresholdTokens) - noteChars - tail.length;
+  return measure.fit(thresholdTokens, (maxChars) => {
+    const room = maxChars - noteChars - tail.length;
+    return capPage(body, room, thresholdTokens, tail);
+  });
+}
+
+function capPage(body: readonly string[], room: number, thresholdTokens: number, tail: string): string {
   const shown: string[] = [];
   let used = 0;
   for (const line of body) {
@@ -41,7 +48,7 @@ export function capFileToolPage(text: string, thresholdTokens: number): string {
     used += line.length + 1;
   }
   // One line longer than the whole room (not from the file tools, which cut long lines): its start.
-  if (shown.length === 0) shown.push(cutToChars(body[0]!, room - 1));
+  if (shown.length === 0) shown.push(cutToChars(body[0]!, Math.max(0, room - 1)));
   const next = body[shown.length];
   const number = next === undefined ? undefined : numberedLine.exec(next)?.[1];
   const nextOffset = number === undefined ? undefined : Number(number) - 1;

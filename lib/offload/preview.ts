@@ -1,5 +1,5 @@
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../text.js';
-import { charsWithin } from './cut.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
 export const maxPreviewLineChars = 500;
@@ -16,11 +16,17 @@ export interface OffloadedText {
   /** The stored copy: `original` cut to maxResultBytes. */
   stored: string;
   storedBytes: number;
+  /** The original's estimated tokens; default four characters a token. */
+  originalTokens?: number;
 }
 
 export interface PreviewLimits {
   thresholdTokens: number;
   previewLines: number;
+  /** Last lines shown after an elision marker; default 0. */
+  previewTailLines?: number;
+  /** How tokens are counted; default four characters a token. */
+  measure?: TokenMeasure;
 }
 
 function plural(count: number, noun: string): string {
@@ -51,7 +57,7 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
   const lines = [
     `[Stored tool result] The output of tool ${tool} is over ${limits.thresholdTokens} tokens, so it was stored as a file instead of being shown here.`,
     `Path: ${result.path}`,
-    `Original size: ${result.originalBytes} bytes, about ${Math.ceil(result.original.length / 4)} tokens, ${plural(counts.original, 'line')}.`,
+    `Original size: ${result.originalBytes} bytes, about ${result.originalTokens ?? Math.ceil(result.original.length / 4)} tokens, ${plural(counts.original, 'line')}.`,
     truncated
       ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
       : `Stored: all ${result.storedBytes} bytes (${stored}).`,
@@ -64,30 +70,68 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
 /** Room cutLine's marker ("… [line cut: N of M characters shown]") may take beyond the characters kept. */
 const lineCutMarkerChars = 60;
 
-/**
- * The text the model is shown instead of a stored result: the header followed by the first
- * `previewLines` lines, each cut if very long. The whole replacement stays within the threshold:
- * lines that do not fit are left out (the header says how many are shown).
- */
-export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
-  const budget = charsWithin(limits.thresholdTokens);
-  const counts = { original: countLines(result.original), stored: countLines(result.stored) };
-  // The header's length barely depends on what is shown; measure it with the largest numbers.
-  const widest = { lines: limits.previewLines, nextOffset: limits.previewLines };
-  const room = budget - offloadHeader(result, limits, counts, widest).length;
+/** Lines that fit in `room` characters (each preceded by a newline), each cut if very long; `cut` is the index of the first one cut. */
+function linesWithin(lines: readonly string[], room: number): { shown: string[]; used: number; cut?: number } {
   const shown: string[] = [];
-  let firstCut: number | undefined; // reading on starts at the first line not shown whole
+  let cut: number | undefined;
   let used = 0;
-  for (const line of splitLines(sliceLines(result.stored, 0, limits.previewLines))) {
-    const left = Math.min(room - used - 1, maxPreviewLineChars); // each line is preceded by a newline
+  for (const line of lines) {
+    const left = Math.min(room - used - 1, maxPreviewLineChars);
     if (left < Math.min(line.length, 40)) break; // too little room to show anything useful
     const fits = line.length <= left;
-    if (!fits) firstCut ??= shown.length;
+    if (!fits) cut ??= shown.length;
     const text = fits ? line : cutLine(line, Math.max(0, left - lineCutMarkerChars));
     shown.push(text);
     used += text.length + 1;
   }
-  const header = offloadHeader(result, limits, counts, { lines: shown.length, nextOffset: firstCut ?? shown.length });
-  // Cannot cut anything with thresholdTokens ≥ 1000 (the header is well under 4000 characters), but the bound is a promise.
-  return cutToChars([header, ...shown].join('\n'), budget);
+  return { shown, used, cut };
+}
+
+/** The last `count` lines of `text`, without their newlines, found from its end. */
+function lastLines(text: string, count: number): string[] {
+  let end = text.endsWith('\n') ? text.length - 1 : text.length;
+  const lines: string[] = [];
+  while (lines.length < count && end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    lines.unshift(text.slice(start, end));
+    end = start - 1;
+  }
+  return lines;
+}
+
+function tailMarker(omitted: number, shown: number, total: number): string {
+  return `[… ${plural(omitted, 'line')} not shown …]\nLast ${shown} of ${plural(total, 'line')} of the output:`;
+}
+
+/**
+ * The text the model is shown instead of a stored result: the header followed by the first
+ * `previewLines` lines and, with `previewTailLines`, an elision marker and the output's last lines,
+ * each line cut if very long. The whole replacement stays within the threshold (by the measure's
+ * estimate): lines that do not fit are left out (the header and the marker say how many are shown).
+ */
+export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
+  const measure = limits.measure ?? charsPerTokenMeasure;
+  const counts = { original: countLines(result.original), stored: countLines(result.stored) };
+  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
+  const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
+  const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
+  return measure.fit(limits.thresholdTokens, (budget) => {
+    // The header's length barely depends on what is shown; measure it with the largest numbers.
+    const widest = { lines: limits.previewLines, nextOffset: limits.previewLines };
+    const room = budget - offloadHeader(result, limits, counts, widest).length;
+    const markerChars = tail.length > 0 ? tailMarker(counts.original, tail.length, counts.original).length + 1 : 0;
+    // With a tail, the first lines take at most half the room, so the last lines are shown too.
+    const first = linesWithin(head, tail.length > 0 ? Math.floor((room - markerChars) / 2) : room);
+    const last = linesWithin([...tail].reverse(), room - first.used - markerChars);
+    const header = offloadHeader(result, limits, counts, {
+      lines: first.shown.length,
+      nextOffset: first.cut ?? first.shown.length,
+    });
+    const parts = [header, ...first.shown];
+    if (last.shown.length > 0) {
+      const omitted = counts.original - first.shown.length - last.shown.length;
+      parts.push(tailMarker(omitted, last.shown.length, counts.original), ...last.shown.reverse());
+    }
+    return cutToChars(parts.join('\n'), Math.max(0, budget));
+  });
 }

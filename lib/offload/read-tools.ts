@@ -3,6 +3,7 @@ import { fileToolSpecs, readToolNames } from '../backends/file-tool-specs.js';
 import { errorMessage } from '../runtime/failure.js';
 import type { JsonSchema } from '../runtime/model.js';
 import { argumentError } from '../runtime/validate.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import { capFileToolPage } from './page-cap.js';
 
 /**
@@ -25,7 +26,11 @@ export interface OffloadReadTool {
  * read_file, grep, ls and glob over `backend`, paged and worded as `fileTools` does. A page is also
  * cut to within `thresholdTokens` (O11): reading a stored result never stores another (A4).
  */
-export function offloadReadTools(backend: Backend, thresholdTokens: number): OffloadReadTool[] {
+export function offloadReadTools(
+  backend: Backend,
+  thresholdTokens: number,
+  measure = charsPerTokenMeasure,
+): OffloadReadTool[] {
   const specs = fileToolSpecs({ grepGlob: false }).filter((spec) => readToolNames.includes(spec.name));
   return specs.map((spec) => ({
     name: spec.name,
@@ -39,7 +44,7 @@ export function offloadReadTools(backend: Backend, thresholdTokens: number): Off
       try {
         const text = await spec.run(args as Record<string, unknown>, backend);
         signal?.throwIfAborted();
-        return { text: capFileToolPage(text, thresholdTokens), isError: false };
+        return { text: capFileToolPage(text, thresholdTokens, measure), isError: false };
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         // As the runtime turns a tool's exception into an error result (R5), whatever its kind.

@@ -1,4 +1,5 @@
 import { type ContentPart, isTextPart, type Message } from '../runtime/messages.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote, isOverThreshold } from './cut.js';
 import { withText } from './offload-result.js';
 
@@ -15,14 +16,19 @@ function textOf(content: readonly ContentPart[]): string {
  * to within it, with a note saying so; media parts, toolCallId and toolName are kept (B4). The
  * messages given are not changed. Returns the same array when nothing needed cutting.
  */
-export function boundToolMessages(messages: readonly Message[], thresholdTokens: number): readonly Message[] {
+export function boundToolMessages(
+  messages: readonly Message[],
+  thresholdOf: number | ((toolName: string) => number),
+  measure = charsPerTokenMeasure,
+): readonly Message[] {
   let changed = false;
   const bounded = messages.map((message) => {
     if (message.role !== 'tool') return message;
     const text = textOf(message.content);
-    if (!isOverThreshold(text, thresholdTokens)) return message;
+    const thresholdTokens = typeof thresholdOf === 'number' ? thresholdOf : thresholdOf(message.toolName);
+    if (!isOverThreshold(text, thresholdTokens, measure)) return message;
     changed = true;
-    const cut = cutWithNote(text, thresholdTokens, { kind: 'over-threshold' });
+    const cut = cutWithNote(text, thresholdTokens, { kind: 'over-threshold' }, measure);
     return { ...message, content: withText(message.content, cut) };
   });
   return changed ? bounded : messages;

@@ -7,13 +7,14 @@ import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import type { OffloadStore } from '../store/offload-store.js';
+import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import { SummaryCleanup } from './cleanup.js';
 import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadedResult, type OffloadResultInput, offloadNow } from './offload-now.js';
-import { type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
-import { type OffloadLimits, resolveLimits } from './options.js';
+import { type AppliedLimits, type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
+import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
 import { capFileToolPage } from './page-cap.js';
 import { PendingCommits } from './pending-commits.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
@@ -32,6 +33,16 @@ export interface ToolOutputOffloadOptions {
   maxTotalBytes?: number;
   /** Lines of the text shown after the header; default 10. */
   previewLines?: number;
+  /** The text's last lines shown after the first ones, past an elision marker; default 0. */
+  previewTailLines?: number;
+  /**
+   * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`;
+   * default four characters a token. estimateTokensByScript fits most text better; an exact
+   * tokenizer runs only on texts whose UTF-8 bytes are over the threshold.
+   */
+  estimateTokens?: EstimateTokens;
+  /** Thresholds by tool name, for tools whose results should stay whole longer (or shorter); each at least 1000. */
+  tools?: { [toolName: string]: { thresholdTokens: number } };
   /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
   store?: OffloadStore;
 }
@@ -50,6 +61,9 @@ export class ToolOutputOffload implements Middleware {
   readonly name = 'ToolOutputOffload';
   readonly store: OffloadStore;
   readonly limits: Readonly<OffloadLimits>;
+  /** Per-tool thresholds, as given in `tools` (checked). */
+  readonly tools: ToolLimits;
+  readonly #measure: TokenMeasure;
   readonly writes: Readonly<Record<string, StateKey>>;
   readonly #cleanup: SummaryCleanup;
   readonly #pending = new PendingCommits();
@@ -62,6 +76,8 @@ export class ToolOutputOffload implements Middleware {
       throw new TypeError('ToolOutputOffload: options must be an object');
     }
     this.limits = Object.freeze(resolveLimits(options));
+    this.tools = resolveToolLimits(options.tools);
+    this.#measure = measureOf('ToolOutputOffload', options.estimateTokens);
     const store = options.store ?? defaultOffloadStore();
     this.#ownStore = options.store === undefined ? store : undefined;
     if (typeof store.stage !== 'function' || typeof store.apply !== 'function') {
@@ -103,9 +119,20 @@ export class ToolOutputOffload implements Middleware {
    * failure cuts the result with a note instead (S3). Malformed input is a TypeError.
    */
   async offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
-    const offloaded = await offloadNow(this.store, this.limits, input);
+    const toolName = (input as Partial<OffloadResultInput> | null)?.toolName;
+    const limits = this.#limitsFor(typeof toolName === 'string' ? toolName : '');
+    const offloaded = await offloadNow(this.store, limits, input);
     if (offloaded.path !== undefined) this.#storedKeys.add(input.threadId, offloaded.path.slice(offloadMount.length));
     return offloaded;
+  }
+
+  /** The threshold results of `toolName` are held to: its own from `tools`, else `thresholdTokens`. */
+  thresholdFor(toolName: string): number {
+    return Object.hasOwn(this.tools, toolName) ? this.tools[toolName]!.thresholdTokens : this.limits.thresholdTokens;
+  }
+
+  #limitsFor(toolName: string): AppliedLimits {
+    return { ...this.limits, thresholdTokens: this.thresholdFor(toolName), measure: this.#measure };
   }
 
   /**
@@ -114,7 +141,7 @@ export class ToolOutputOffload implements Middleware {
    */
   cutToThreshold(text: string): string {
     if (typeof text !== 'string') throw new TypeError(`cutToThreshold: text must be a string, got ${typeof text}`);
-    return cutWithNote(text, this.limits.thresholdTokens, { kind: 'over-threshold' });
+    return cutWithNote(text, this.limits.thresholdTokens, { kind: 'over-threshold' }, this.#measure);
   }
 
   /**
@@ -124,7 +151,7 @@ export class ToolOutputOffload implements Middleware {
    */
   readTools(threadId: string): OffloadReadTool[] {
     const backend = new CompositeBackend(new MemoryBackend(), { [offloadMount]: this.backend(threadId) });
-    return offloadReadTools(backend, this.limits.thresholdTokens);
+    return offloadReadTools(backend, this.limits.thresholdTokens, this.#measure);
   }
 
   /**
@@ -161,7 +188,7 @@ export class ToolOutputOffload implements Middleware {
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
     const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
-    const messages = boundToolMessages(request.messages, this.limits.thresholdTokens);
+    const messages = boundToolMessages(request.messages, (toolName) => this.thresholdFor(toolName), this.#measure);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
     // Only this middleware's own key: an inner layer's update is its own to return.
     return drop ? { ...reply, update: { [offloadKey]: drop } } : reply;
@@ -184,11 +211,11 @@ export class ToolOutputOffload implements Middleware {
       if (isFileTool(request.tool)) {
         const content = toContent(outcome.content, `result of tool "${request.call.name}"`);
         const text = joinText(content);
-        const capped = capFileToolPage(text, this.limits.thresholdTokens);
+        const capped = capFileToolPage(text, this.limits.thresholdTokens, this.#measure);
         return { ...outcome, content: capped === text ? content : withText(content, capped) };
       }
       const { threadId, turnId } = context;
-      const deciding = offloadToolResult(this.store, this.limits, {
+      const deciding = offloadToolResult(this.store, this.#limitsFor(request.call.name), {
         threadId,
         turnId,
         key: request.idempotencyKey,

@@ -1,5 +1,5 @@
 import type { ContentPart, Message } from '../runtime/messages.js';
-import { estimateTokens } from '../text.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** What Summarization keeps under its state key: the summary so far and every message id it covers. */
 export interface SummarizationState {
@@ -35,21 +35,21 @@ export function summaryMessage(summary: string): Message {
   return { role: 'user', id: summaryMessageId, content: [{ type: 'text', text: `${summaryMarker}\n${summary}` }] };
 }
 
-function contentTokens(content: readonly ContentPart[]): number {
+function contentTokens(content: readonly ContentPart[], measure: TokenMeasure): number {
   let tokens = 0;
   for (const part of content) {
-    tokens += part.type === 'text' ? estimateTokens(String(part.text)) : mediaPartTokens;
+    tokens += part.type === 'text' ? measure.tokens(String(part.text)) : mediaPartTokens;
   }
   return tokens;
 }
 
 /** Estimated tokens of messages as sent: their text, the tool calls' names and arguments, media modestly. */
-export function messagesTokens(messages: readonly Message[]): number {
+export function messagesTokens(messages: readonly Message[], measure = charsPerTokenMeasure): number {
   let tokens = 0;
   for (const message of messages) {
-    tokens += contentTokens(message.content);
+    tokens += contentTokens(message.content, measure);
     if (message.role === 'assistant') {
-      for (const call of message.toolCalls) tokens += estimateTokens(call.name + (JSON.stringify(call.args) ?? ''));
+      for (const call of message.toolCalls) tokens += measure.tokens(call.name + (JSON.stringify(call.args) ?? ''));
     }
   }
   return tokens;

@@ -4,7 +4,7 @@ import { errorMessage } from '../runtime/failure.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
-import { charsPerToken } from '../text.js';
+import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import {
   emptySummarization,
   keepBoundary,
@@ -45,6 +45,8 @@ export interface SummarizationOptions {
   triggerTokens: number;
   /** How many of the latest messages are always sent as they are; default 6, at least 1. */
   keepMessages?: number;
+  /** How tokens are counted for the trigger and each summarized message's cut; default four characters a token. */
+  estimateTokens?: EstimateTokens;
 }
 
 /**
@@ -62,6 +64,7 @@ export class Summarization implements Middleware {
   readonly triggerTokens: number;
   readonly keepMessages: number;
   readonly writes: Readonly<Record<string, StateKey>>;
+  readonly #measure: TokenMeasure;
 
   constructor(options: SummarizationOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -71,6 +74,7 @@ export class Summarization implements Middleware {
     this.model = options.model;
     this.triggerTokens = checkInteger('Summarization: triggerTokens', options.triggerTokens, 1);
     this.keepMessages = checkInteger('Summarization: keepMessages', options.keepMessages ?? 6, 1);
+    this.#measure = measureOf('Summarization', options.estimateTokens);
     const key: StateKey<SummarizationState> = { initial: emptySummarization(), onBlock: 'restore' };
     this.writes = Object.freeze({ [Summarization.key]: key as StateKey });
   }
@@ -82,7 +86,7 @@ export class Summarization implements Middleware {
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
     const state = readSummarization(context.state[Summarization.key]);
     const current = outgoing(request.messages, state);
-    const tokensBefore = messagesTokens(current.messages);
+    const tokensBefore = messagesTokens(current.messages, this.#measure);
     const send = (messages: readonly Message[]) =>
       next(messages === request.messages ? request : { ...request, messages });
     if (tokensBefore <= this.triggerTokens) return send(current.messages);
@@ -94,7 +98,7 @@ export class Summarization implements Middleware {
 
     let summary: string;
     try {
-      const summarizing = summarizerRequest(state.summary, older, this.triggerTokens * charsPerToken);
+      const summarizing = summarizerRequest(state.summary, older, this.triggerTokens, this.#measure);
       summary = await requestSummary(this.model, summarizing, context.signal);
     } catch (error) {
       this.#failed(context, error);
@@ -112,7 +116,7 @@ export class Summarization implements Middleware {
       step: context.step,
       coveredMessages: older.length,
       tokensBefore,
-      tokensAfter: messagesTokens(messages),
+      tokensAfter: messagesTokens(messages, this.#measure),
     } satisfies SummarizationEventDetails);
     const reply = await send(messages);
     return { ...reply, update: { [Summarization.key]: value } };

@@ -1,7 +1,8 @@
 import { type ContentPart, joinText, type Message } from '../runtime/messages.js';
 import type { Model, ModelRequest } from '../runtime/model.js';
 import { modelReply } from '../runtime/model-stream.js';
-import { cutLine } from '../text.js';
+import { cutLine, cutToChars } from '../text.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 
 export const summarizerSystemPrompt = [
   'You summarize the earlier part of a conversation between a user, an AI assistant and the tools the assistant called,',
@@ -18,8 +19,8 @@ function partText(part: ContentPart): string {
 }
 
 /** One message as transcript lines; a text longer than `maxChars` is cut with a note saying so. */
-function renderMessage(message: Message, maxChars: number): string {
-  const body = cutLine(message.content.map(partText).join('\n'), maxChars);
+function renderMessage(message: Message, cut: (text: string) => string): string {
+  const body = cut(message.content.map(partText).join('\n'));
   if (message.role === 'user') return `[user]\n${body}`;
   if (message.role === 'tool') {
     return `[result of tool ${message.toolName}${message.isError ? ' (error)' : ''}]\n${body}`;
@@ -32,9 +33,16 @@ function renderMessage(message: Message, maxChars: number): string {
 export function summarizerRequest(
   previous: string,
   messages: readonly Message[],
-  maxMessageChars: number,
+  maxMessageTokens: number,
+  measure = charsPerTokenMeasure,
 ): ModelRequest {
-  const transcript = messages.map((m) => renderMessage(m, maxMessageChars)).join('\n\n');
+  // Each message's text within maxMessageTokens, with a marker where it was cut.
+  const cut = (text: string) => {
+    if (measure.within(text, maxMessageTokens)) return text;
+    const kept = measure.fit(maxMessageTokens, (chars) => cutToChars(text, chars));
+    return cutLine(text, kept.length);
+  };
+  const transcript = messages.map((m) => renderMessage(m, cut)).join('\n\n');
   const text =
     previous === ''
       ? `Summarize these messages:\n\n${transcript}`

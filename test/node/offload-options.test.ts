@@ -10,7 +10,9 @@ describe('ToolOutputOffload options (O10)', () => {
       maxResultBytes: 1_048_576,
       maxTotalBytes: 33_554_432,
       previewLines: 10,
+      previewTailLines: 0,
     });
+    expect(offload.tools).toEqual({});
     expect(ToolOutputOffload.key).toBe('toolOutputOffload');
     expect(ToolOutputOffload.mount).toBe('/large_tool_results/');
     expect(Object.keys(offload.writes)).toEqual(['toolOutputOffload']);
@@ -37,6 +39,14 @@ describe('ToolOutputOffload options (O10)', () => {
     [{ maxTotalBytes: -5 }, /maxTotalBytes .*got -5/],
     [{ previewLines: -1 }, /previewLines must be an integer of at least 0, got -1/],
     [{ previewLines: 2.5 }, /previewLines .*got 2.5/],
+    [{ previewTailLines: -1 }, /previewTailLines must be an integer of at least 0, got -1/],
+    [{ previewTailLines: 1.5 }, /previewTailLines .*got 1.5/],
+    [
+      { tools: { fetch_page: { thresholdTokens: 999 } } },
+      /tools\["fetch_page"\].thresholdTokens must be an integer of at least 1000, got 999/,
+    ],
+    [{ tools: { grep_web: { thresholdTokens: Number.NaN } } }, /tools\["grep_web"\].thresholdTokens .*got NaN/],
+    [{ tools: { a: {} } }, /tools\["a"\].thresholdTokens .*got undefined/],
   ])('rejects %j with a RangeError naming the option and range', (options, message) => {
     expect(() => new ToolOutputOffload(options as never)).toThrow(RangeError);
     expect(() => new ToolOutputOffload(options as never)).toThrow(message);
@@ -48,8 +58,17 @@ describe('ToolOutputOffload options (O10)', () => {
       maxResultBytes: 1,
       maxTotalBytes: 1,
       previewLines: 0,
+      previewTailLines: 0,
+      tools: { fetch_page: { thresholdTokens: 1000 } },
     });
-    expect(offload.limits).toEqual({ thresholdTokens: 1000, maxResultBytes: 1, maxTotalBytes: 1, previewLines: 0 });
+    expect(offload.limits).toEqual({
+      thresholdTokens: 1000,
+      maxResultBytes: 1,
+      maxTotalBytes: 1,
+      previewLines: 0,
+      previewTailLines: 0,
+    });
+    expect(offload.tools).toEqual({ fetch_page: { thresholdTokens: 1000 } });
     expect(new ToolOutputOffload({ maxResultBytes: 4096, maxTotalBytes: 4096 }).limits.maxResultBytes).toBe(4096);
   });
 
@@ -60,5 +79,16 @@ describe('ToolOutputOffload options (O10)', () => {
   it('rejects a store that is not an OffloadStore, and options that are not an object', () => {
     expect(() => new ToolOutputOffload({ store: {} as never })).toThrow(/store must be an OffloadStore/);
     expect(() => new ToolOutputOffload(null as never)).toThrow(/options must be an object/);
+  });
+
+  it('rejects tools and estimateTokens of the wrong shape with a TypeError naming the option', () => {
+    expect(() => new ToolOutputOffload({ tools: [] as never })).toThrow(TypeError);
+    expect(() => new ToolOutputOffload({ tools: 'x' as never })).toThrow(/tools must be an object of/);
+    expect(() => new ToolOutputOffload({ tools: { fetch_page: 5000 as never } })).toThrow(
+      /tools\["fetch_page"\] must be an object \{ thresholdTokens \}/,
+    );
+    expect(() => new ToolOutputOffload({ estimateTokens: 4 as never })).toThrow(
+      /ToolOutputOffload: estimateTokens must be a function \(text\) => number, got number/,
+    );
   });
 });
