@@ -82,5 +82,6 @@ export function buildAgent(settings: ModelSettings, progress: Progress): Agent {
     systemPrompt,
     checkpointer,
     toolTimeoutMs: 60_000,
+    onStream: ({ part }) => progress.onStream?.(part),
   });
 }

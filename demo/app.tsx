@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Composer } from '../examples/shared/composer.js';
 import { Conversation } from '../examples/shared/conversation.js';
 import { ModelSettingsBox } from '../examples/shared/model-settings.js';
-import { type Message, type RunResult, ToolOutputOffload } from '../lib/index.js';
+import { type Message, type RunResult, type ToolCall, ToolOutputOffload } from '../lib/index.js';
 import { checkpointer, type ModelSettings, type RuntimeName, runtimes, store } from './agent-setup.js';
 import {
   currentThread,
@@ -71,11 +71,23 @@ export function App() {
   const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
   const [runtime, setRuntime] = useState<RuntimeName>(loadRuntime);
   const controller = useRef<AbortController>(undefined);
+  // The reply streaming in: shown as an assistant bubble until the step's message replaces it.
+  const [streaming, setStreaming] = useState<{ text: string; toolCalls: ToolCall[] } | null>(null);
 
   const agent = useMemo(() => {
     const running = new Map<string, number>();
     return runtimes[runtime].build(settings, {
-      onStep: (thread) => setMessages([...thread]),
+      onStep: (thread) => {
+        setStreaming(null);
+        setMessages([...thread]);
+      },
+      onStream: (part) =>
+        setStreaming((now) => {
+          const shown = now ?? { text: '', toolCalls: [] };
+          return part.type === 'text-delta'
+            ? { ...shown, text: shown.text + part.text }
+            : { ...shown, toolCalls: [...shown.toolCalls, { id: part.id, name: part.name, args: part.args }] };
+        }),
       onTool: (name, started) => {
         running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));
         const tools = [...running].filter(([, n]) => n > 0).map(([tool]) => tool);
@@ -93,6 +105,7 @@ export function App() {
     runMarker.set(threadId);
     try {
       const result = await action(aborter.signal);
+      setStreaming(null);
       setMessages(result.messages);
       setState(
         result.status === 'completed'
@@ -100,6 +113,7 @@ export function App() {
           : { kind: 'ended', status: result.status, reason: result.reason ?? '' },
       );
     } catch (error) {
+      setStreaming(null);
       setState({ kind: 'ended', status: 'failed', reason: errorText(error) });
       setMessages(await agent.messages(threadId).catch(() => messages));
     } finally {
@@ -193,7 +207,7 @@ export function App() {
           setSettings(next);
         }}
       />
-      <Conversation messages={messages} intro={intro}>
+      <Conversation messages={streaming ? [...messages, streamingMessage(streaming)] : messages} intro={intro}>
         <RunStatus state={state} onRetry={() => go((signal) => agent.recover(threadId, { signal }))} />
       </Conversation>
       <Composer
@@ -210,4 +224,9 @@ export function App() {
       />
     </main>
   );
+}
+
+/** The reply so far as an assistant message, so the conversation draws it like the others. */
+function streamingMessage({ text, toolCalls }: { text: string; toolCalls: ToolCall[] }): Message {
+  return { role: 'assistant', id: 'streaming', content: text ? [{ type: 'text', text }] : [], toolCalls };
 }

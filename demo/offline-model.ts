@@ -122,5 +122,7 @@ export function offlineModel(): Model {
   return offlineScriptedModel(
     ({ turn, question, userTurns }) => (userTurns === 1 ? firstTurn(turn) : laterTurn(turn, question)),
     thinkingMs,
+    // Streamed like a real provider's reply: text a few characters at a time, then the tool calls.
+    { chunkChars: 6, delayMs: 12 },
   );
 }

@@ -1,4 +1,12 @@
-import { type Message, type Model, type ModelReply, type ToolCall, ToolOutputOffload } from '../../lib/index.js';
+import {
+  type Message,
+  type Model,
+  type ModelReply,
+  type ModelRequest,
+  type ToolCall,
+  ToolOutputOffload,
+} from '../../lib/index.js';
+import { streamReply } from '../../lib/testing.js';
 
 // The pieces of an offline scripted model, shared by the demo and the extension agent. Such a model
 // is a pure function of the request it gets (like a real model), so a reload, a restarted service
@@ -67,9 +75,16 @@ export interface ScriptInput {
   userTurns: number;
 }
 
-/** A model that "thinks" for `thinkingMs`, then replies with what `script` says for the turn it is shown. */
-export function offlineScriptedModel(script: (input: ScriptInput) => ModelReply, thinkingMs: number): Model {
-  return async (request, { signal }) => {
+/**
+ * A model that "thinks" for `thinkingMs`, then replies with what `script` says for the turn it is
+ * shown: whole, or streamed in small deltas (`stream`), as a streaming provider would.
+ */
+export function offlineScriptedModel(
+  script: (input: ScriptInput) => ModelReply,
+  thinkingMs: number,
+  stream?: { chunkChars: number; delayMs: number },
+): Model {
+  const reply = async (request: ModelRequest, signal: AbortSignal): Promise<ModelReply> => {
     await delay(thinkingMs, signal);
     let lastUser = request.messages.length - 1;
     while (lastUser >= 0 && request.messages[lastUser]!.role !== 'user') lastUser--;
@@ -79,5 +94,9 @@ export function offlineScriptedModel(script: (input: ScriptInput) => ModelReply,
       question: textOf(request.messages[lastUser]!),
       userTurns: request.messages.filter((m) => m.role === 'user').length,
     });
+  };
+  return async (request, { signal }) => {
+    const whole = await reply(request, signal);
+    return stream ? streamReply(whole, stream, signal) : whole;
   };
 }

@@ -86,6 +86,20 @@ describe('the demo, as a newcomer uses it', () => {
   it('one message shows offload, read-back and eviction; a reload shows them again', async () => {
     const page = await openDemo();
     await send(page, 'Why did checkout fail yesterday?');
+    // The offline model streams: the answer's first words are on screen while the run still works.
+    await page.waitForFunction(
+      (start) => {
+        const conversation = document.querySelector('.conversation')?.textContent ?? '';
+        const working = document.querySelector('[role="status"]')?.textContent?.includes('Working') ?? false;
+        return (
+          working &&
+          conversation.includes(start) &&
+          !conversation.includes('the exact preview I saw, and the evictions.')
+        );
+      },
+      'tool results were too large for the context',
+      { timeout: 60_000, polling: 'raf' },
+    );
     await expectScenarioShown(page);
     const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
 
