@@ -212,6 +212,9 @@ export class SnapshotReader {
       failures.push(errorMessage(error)); // a bug here: the next change reads again
     }
     this.#error = failures.length === 0 ? undefined : failures.join('; ');
+    // A whole read of a store that answers in microtasks (MemoryOffloadStore) would otherwise be
+    // read, checked and rendered in one long task: the page gets its turn before the render.
+    if (whole.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
     this.#reading = false;
     if (this.#stopped) return;
     this.#publishNow();
