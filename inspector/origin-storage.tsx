@@ -1,7 +1,7 @@
 import { formatBytes } from './format.js';
 import type { StoreInfo } from './store-info.js';
 
-/** "origin storage: 12 MiB of 1.2 GiB · persisted", or undefined when the store's side did not say. */
+/** "whole site on disk (browser quota): 12 MiB of 1.2 GiB · persisted", or undefined when the store's side did not say. */
 export function originStorageText(info: StoreInfo): string | undefined {
   if (info.usage === undefined) return undefined;
   const size =
@@ -9,7 +9,7 @@ export function originStorageText(info: StoreInfo): string | undefined {
       ? `${formatBytes(info.usage)} used`
       : `${formatBytes(info.usage)} of ${formatBytes(info.quota)}`;
   const persisted = info.persisted === undefined ? '' : info.persisted ? ' · persisted' : ' · not persisted';
-  return `origin storage: ${size}${persisted}`;
+  return `whole site on disk (browser quota): ${size}${persisted}`;
 }
 
 /** The origin's usage and quota (all its storage, not only the offload's), where the store tells. */

@@ -65,15 +65,15 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .tabs [role="tab"][aria-selected="true"] { background: var(--bg-active); font-weight: 600; }
 .body { flex: 1; min-height: 0; display: flex; }
 .body > * { min-width: 0; }
-.tabpanel { flex: 1 1 55%; display: flex; flex-direction: column; min-height: 0; }
-.detail { flex: 1 1 45%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
+.tabpanel { flex: 1 1 40%; display: flex; flex-direction: column; min-height: 0; }
+.detail { flex: 1 1 60%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
   container: detail / inline-size; }
 /* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */
 @container panel (max-width: 760px) {
   .has-detail .tabs, .has-detail .tabpanel, .has-detail .gauges { display: none; }
   .detail { border-left: none; }
 }
-@container detail (max-width: 520px) {
+@container detail (max-width: 440px) {
   .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
   .pane + .pane { border-left: none; }
 }
@@ -81,7 +81,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
-.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1.2fr) minmax(5em, 1.2fr) 9.5em 5em 3.5em 4.5em; }
+.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1.2fr) minmax(5em, 1.2fr) 9.5em 6.5em 3.5em 4.5em; }
 th, td { padding: 0; text-align: left; font-weight: normal; }
 .head { display: block; position: sticky; top: 0; z-index: 1; height: ${ROW_HEIGHT}px; background: var(--bg-alt);
   border-bottom: 1px solid var(--border); }

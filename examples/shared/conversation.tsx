@@ -50,7 +50,8 @@ function ToolResult({ message }: { message: Extract<Message, { role: 'tool' }> }
         {kind === 'error' && <span class="badge error">tool error</span>}
         {kind === 'inline' && <span class="badge">in context</span>}{' '}
         <span class="muted">
-          {lines.length} lines · {text.length.toLocaleString('en')} characters sent to the model
+          {lines.length} {lines.length === 1 ? 'line' : 'lines'} · {text.length.toLocaleString('en')}{' '}
+          {text.length === 1 ? 'character' : 'characters'} sent to the model
         </span>
       </header>
       <pre>{lines.slice(0, shownLines).join('\n')}</pre>

@@ -105,7 +105,9 @@ describe('the panel page', () => {
     const title = () => panel.root().querySelector('.title')?.textContent ?? '';
     expect(title()).toContain('· DevTools · tab 7');
     expect(title()).not.toMatch(/channel|devtools · tab 7 ·/);
-    await until(() => expect(title()).toContain('origin storage: 12 MiB of 1.2 GiB · not persisted'));
+    await until(() =>
+      expect(title()).toContain('whole site on disk (browser quota): 12 MiB of 1.2 GiB · not persisted'),
+    );
     await until(() => expect(panel.root().querySelectorAll('meter')).toHaveLength(2));
     const chat1 = panel.root().querySelector<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]')!;
     expect(chat1.getAttribute('aria-valuetext')).toBe('3.0 KiB of 4.0 KiB (74%)');

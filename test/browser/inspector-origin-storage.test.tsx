@@ -29,30 +29,34 @@ describe("the origin's storage in the header", () => {
   it('shows usage and quota where the store has estimate(), and whether it is persisted where it has persisted()', async () => {
     const { store } = await storeWithEstimate({ bytes: 12.3 * MiB }, true);
     const view = mount({ store });
-    await until(() => expect(header(view)).toContain('origin storage: 12 MiB of 1.2 GiB · persisted'));
+    await until(() =>
+      expect(header(view)).toContain('whole site on disk (browser quota): 12 MiB of 1.2 GiB · persisted'),
+    );
 
     const { store: notPersisted } = await storeWithEstimate({ bytes: 300 * 1024 }, false);
     const second = mount({ store: notPersisted });
-    await until(() => expect(header(second)).toContain('origin storage: 300 KiB of 1.2 GiB · not persisted'));
+    await until(() =>
+      expect(header(second)).toContain('whole site on disk (browser quota): 300 KiB of 1.2 GiB · not persisted'),
+    );
   });
 
   it('says nothing of persistence without persisted(), and nothing at all without estimate() or when it fails', async () => {
     const { store } = await storeWithEstimate({ bytes: 5 * MiB });
     const view = mount({ store });
-    await until(() => expect(header(view)).toContain('origin storage: 5.0 MiB of 1.2 GiB'));
+    await until(() => expect(header(view)).toContain('whole site on disk (browser quota): 5.0 MiB of 1.2 GiB'));
     expect(header(view)).not.toContain('persisted');
 
     const plain = mount({ store: await sampleStore() });
     await until(() => expect(plain.paths()).toHaveLength(3));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(header(plain)).not.toContain('origin storage');
+    expect(header(plain)).not.toContain('whole site on disk');
 
     const failing = await sampleStore();
     Object.assign(failing, { estimate: () => Promise.reject(new DOMException('no storage', 'SecurityError')) });
     const quiet = mount({ store: failing });
     await until(() => expect(quiet.paths()).toHaveLength(3));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(header(quiet)).not.toContain('origin storage');
+    expect(header(quiet)).not.toContain('whole site on disk');
     expect(quiet.all('[role="alert"]')).toHaveLength(0);
   });
 
@@ -60,12 +64,12 @@ describe("the origin's storage in the header", () => {
     const usage = { bytes: 1 * MiB };
     const { store, estimate } = await storeWithEstimate(usage);
     const view = mount({ store });
-    await until(() => expect(header(view)).toContain('origin storage: 1.0 MiB of 1.2 GiB'));
+    await until(() => expect(header(view)).toContain('whole site on disk (browser quota): 1.0 MiB of 1.2 GiB'));
     const before = estimate.mock.calls.length;
 
     usage.bytes = 40 * MiB;
     await Promise.all(Array.from({ length: 500 }, (_, i) => put(store, `t${i % 3}`, `burst-${i}`, `text ${i}`)));
-    await until(() => expect(header(view)).toContain('origin storage: 40 MiB of 1.2 GiB'));
+    await until(() => expect(header(view)).toContain('whole site on disk (browser quota): 40 MiB of 1.2 GiB'));
     await new Promise((resolve) => setTimeout(resolve, 700)); // any trailing read has run
     expect(estimate.mock.calls.length - before).toBeGreaterThanOrEqual(1);
     expect(estimate.mock.calls.length - before).toBeLessThanOrEqual(3);
@@ -76,7 +80,9 @@ describe("the origin's storage in the header", () => {
     const channel = `origin-storage-test-${crypto.randomUUID()}`;
     stops.push(exposeToInspector(store as MemoryOffloadStore, { channel }));
     const view = mount({ channel });
-    await until(() => expect(header(view)).toContain('origin storage: 12 MiB of 1.2 GiB · not persisted'));
+    await until(() =>
+      expect(header(view)).toContain('whole site on disk (browser quota): 12 MiB of 1.2 GiB · not persisted'),
+    );
     expect(estimate).toHaveBeenCalled();
   });
 
@@ -88,7 +94,11 @@ describe("the origin's storage in the header", () => {
       expect(expected.quota).toBeGreaterThan(0);
       const view = mount({ store });
       await until(() => expect(view.paths()).toHaveLength(1));
-      await until(() => expect(header(view)).toMatch(/origin storage: [\d.]+ (B|KiB|MiB|GiB) of [\d.]+ (MiB|GiB|TiB)/));
+      await until(() =>
+        expect(header(view)).toMatch(
+          /whole site on disk \(browser quota\): [\d.]+ (B|KiB|MiB|GiB) of [\d.]+ (MiB|GiB|TiB)/,
+        ),
+      );
     } finally {
       cleanupMounts();
       await store.deleteDatabase();
@@ -104,7 +114,7 @@ describe("the origin's storage in the header", () => {
         const view = mount({ store });
         await until(() => expect(view.paths()).toHaveLength(1));
         await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(header(view)).not.toContain('origin storage');
+        expect(header(view)).not.toContain('whole site on disk');
         expect(view.all('[role="alert"]')).toHaveLength(0);
       } finally {
         cleanupMounts();
