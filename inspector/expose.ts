@@ -49,7 +49,7 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
 }
 
 /**
- * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin (SPEC I2):
+ * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin (I2):
  * answers their requests (with `bound` and the origin's storage when they ask for 'info') and
  * pushes a change notice, batched, after store events. Returns a function that stops serving and
  * closes the channel.

@@ -50,7 +50,11 @@ export interface Agent {
   state(threadId: string): Promise<Record<string, unknown>>;
 }
 
-/** The agent loop: beforeAgent → model steps with their tool calls → afterAgent (SPEC §1, R1–R10). */
+/**
+ * The agent loop: beforeAgent → model steps with their tool calls → afterAgent. Middleware run in
+ * stack order (the first outermost), may write only their own `writes`, and their updates are
+ * applied one at a time in the order committed (rules R1–R10, docs/RULES.md).
+ */
 export function createAgent(options: AgentOptions): Agent {
   const setup = resolveOptions(options);
   const running = new Set<string>();

@@ -1,4 +1,7 @@
-/** Ends the run with status 'failed' and this reason (R3, R7, a fatal outcome, a bad reply …). */
+/**
+ * Ends the run with status 'failed' and this reason (an exception in a hook, a write outside the
+ * middleware's `writes`, a fatal outcome, a bad reply …).
+ */
 export class RunFailure extends Error {
   override readonly name = 'RunFailure';
 }

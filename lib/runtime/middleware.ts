@@ -46,7 +46,7 @@ export interface StateKey<V = unknown> {
   initial: V;
   /** How an update is applied; default: replace. May be async and transactional (R8). */
   apply?(current: V, update: unknown, context: HookContext): V | Promise<V>;
-  /** What an output Block does to this key (R10); default 'keep'. */
+  /** What an output Block does to this key: 'restore' puts back its value before the turn (R10); default 'keep'. */
   onBlock?: 'keep' | 'restore';
   /** How 'restore' is done; default: take `before`. */
   restore?(current: V, before: V, context: HookContext): V | Promise<V>;
@@ -69,7 +69,7 @@ export interface ToolCallRequest {
 
 type MaybePromise<T> = T | Promise<T>;
 
-// `void` rather than `undefined`, so a hook without a return statement type-checks (SPEC §1).
+// `void` rather than `undefined`, so a hook without a return statement type-checks.
 // biome-ignore lint/suspicious/noConfusingVoidType: see above
 type BeforeAgentResult = void | Block | { input?: ContentPart[]; update?: StateUpdate };
 // biome-ignore lint/suspicious/noConfusingVoidType: as for BeforeAgentResult
@@ -77,7 +77,7 @@ type AfterAgentResult = void | Block | { update?: StateUpdate };
 
 export interface Middleware {
   readonly name: string;
-  /** The only keys its hooks may write (R7). */
+  /** The only keys its hooks may write; a write to any other key fails the run (R7). */
   readonly writes?: Readonly<Record<string, StateKey>>;
   beforeAgent?(input: ContentPart[], context: HookContext): MaybePromise<BeforeAgentResult>;
   systemPrompt?(context: HookContext): MaybePromise<undefined | string | Block>;

@@ -65,10 +65,12 @@ const CHANGE_STORES: OffloadStoreName[] = ['threads', 'entries', 'staged', 'chun
 const READ_STORES: OffloadStoreName[] = ['entries', 'chunks', 'evictions', 'staged', 'failures'];
 
 /**
- * The OffloadStore in IndexedDB (S1–S5). Each operation is one transaction; a commit's eviction
- * walks the thread's [threadId, seq] index from its start, so its cost does not grow with the
- * number of entries. Other instances on the same database hear of each change through a
- * BroadcastChannel named `<name>:changes`, and their subscribers get the same events.
+ * The OffloadStore in IndexedDB (S1–S5): crash-safe, a full quota never loses stored data, another
+ * tab's upgrade closes this connection, and it runs without a DOM (workers, service workers).
+ * Each operation is one transaction; a commit's eviction walks the thread's [threadId, seq] index
+ * from its start, so its cost does not grow with the number of entries. Other instances on the same
+ * database hear of each change through a BroadcastChannel named `<name>:changes`, and their
+ * subscribers get the same events.
  */
 export class IndexedDbOffloadStore implements OffloadStore {
   readonly name: string;

@@ -1,4 +1,4 @@
-// SPEC S5: the IndexedDB store works without a DOM in a service worker, as in an MV3 extension's
+// S5: the IndexedDB store works without a DOM in a service worker, as in an MV3 extension's
 // background. A module service worker (served and transformed by vite like any test module) runs an
 // agent on a database; the page opens the same database and checks what it left there.
 import { describe, expect, it } from 'vitest';

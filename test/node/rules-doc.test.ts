@@ -1,0 +1,91 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// docs/RULES.md is where a rule id cited anywhere in the repository (comments, public doc comments,
+// test names, READMEs) is defined; this keeps the two from drifting apart.
+
+const root = new URL('../..', import.meta.url).pathname;
+const rulesPath = 'docs/RULES.md';
+const skippedDirs = new Set(['node_modules', '.git', 'dist', 'dist-extension', 'dist-extension-agent', 'coverage']);
+
+/** Every source and documentation file of the repository, relative to its root. */
+function repositoryFiles(dir = root): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return skippedDirs.has(name) ? [] : repositoryFiles(path);
+    return /\.(tsx?|mjs|js|md)$/.test(name) ? [relative(root, path)] : [];
+  });
+}
+
+/**
+ * The rule ids a text cites: `O5`, and each id of a range such as `R1–R10` or `A1-A3`
+ * (the letter of the range's end may be left out: `O7–12`).
+ */
+function citedIds(text: string): string[] {
+  const ids = new Set<string>();
+  for (const m of text.matchAll(/\b([ROBSIA])(\d{1,2})(?:\s?[–-]\s?\1?(\d{1,2}))?\b/g)) {
+    const [, letter, from, to] = m;
+    const last = to === undefined ? Number(from) : Number(to);
+    for (let n = Number(from); n <= Math.max(Number(from), last); n++) ids.add(`${letter}${n}`);
+  }
+  return [...ids];
+}
+
+/** The ids RULES.md defines: each rule is a list item that starts with its id in bold. */
+function definedIds(rules: string): Set<string> {
+  return new Set([...rules.matchAll(/^- \*\*([A-Z]\d{1,2})\*\*/gm)].map((m) => m[1]!));
+}
+
+/** Every `file:ID` citing an id that `defined` lacks. */
+function unresolved(files: Record<string, string>, defined: Set<string>): string[] {
+  return Object.entries(files).flatMap(([file, text]) =>
+    citedIds(text)
+      .filter((id) => !defined.has(id))
+      .map((id) => `${file}: ${id}`),
+  );
+}
+
+/** The repository paths RULES.md names in backticks (a folder and a file name with an extension). */
+function namedPaths(rules: string): string[] {
+  return [...rules.matchAll(/`([\w.-]+(?:\/[\w.-]+)+\.\w+)`/g)].map((m) => m[1]!);
+}
+
+const rules = readFileSync(join(root, rulesPath), 'utf8');
+
+describe('docs/RULES.md', () => {
+  it('defines every rule id cited in code, public doc comments, tests and READMEs', () => {
+    const files = Object.fromEntries(
+      repositoryFiles()
+        // This file cites made-up ids on purpose, to show the check catches them.
+        .filter((file) => file !== rulesPath && file !== 'test/node/rules-doc.test.ts')
+        .map((file) => [file, readFileSync(join(root, file), 'utf8')]),
+    );
+    expect(Object.keys(files)).toContain('lib/offload/tool-output-offload.ts');
+    expect(Object.keys(files)).toContain('README.md');
+    expect(unresolved(files, definedIds(rules))).toEqual([]);
+  });
+
+  it('defines each rule of every part once', () => {
+    const ids = [...rules.matchAll(/^- \*\*([A-Z]\d{1,2})\*\*/gm)].map((m) => m[1]!);
+    expect(ids).toEqual(expect.arrayContaining(citedIds('R1–R10 O1–O12 B1–B4 S1–S5 I1–I4 A1–A4')));
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('names only files that exist, and every rule names its code and its tests', () => {
+    const paths = namedPaths(rules);
+    expect(paths.length).toBeGreaterThan(40);
+    expect(paths.filter((path) => !existsSync(join(root, path)))).toEqual([]);
+    const items = rules.split(/^(?=- \*\*[A-Z]\d)/m).slice(1);
+    const missing = items.filter((item) => !/Code: `/.test(item) || !/Tests: `test\//.test(item));
+    expect(missing.map((item) => item.slice(0, 12))).toEqual([]);
+  });
+
+  it('the check names an id that does not resolve, with its file, ranges included', () => {
+    const defined = new Set(['R1', 'R2', 'R3', 'O1']);
+    const files = { 'lib/a.ts': '// the outermost first (R1); bounded (O13)', 'README.md': 'rules R1–R4 hold' };
+    expect(unresolved(files, defined)).toEqual(['lib/a.ts: O13', 'README.md: R4']);
+    expect(citedIds('MV3, RE2, a base64 "AR1x", R10 and S1/S2')).toEqual(['R10', 'S1', 'S2']);
+    expect(namedPaths('Code: `lib/a.ts`, the mount `/large_tool_results/`.')).toEqual(['lib/a.ts']);
+  });
+});
