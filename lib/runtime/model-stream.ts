@@ -56,6 +56,8 @@ async function assemble(
   let done = false;
   try {
     for (let index = 0; ; index++) {
+      // Asked for no part after an abort: its rejection would go unheard (untilAborted rejects at once).
+      if (signal.aborted) throw new RunAborted();
       const next = await untilAborted(Promise.resolve(iterator.next()), signal);
       if (next.done) {
         done = true;

@@ -84,7 +84,7 @@ describe('a fresh app that follows only the README', () => {
       if (packed) expect(files, `${target} is not in the tarball`).toContain(packed);
     }
     expect(files).toContain('LICENSE');
-  });
+  }, 60_000);
 });
 
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
