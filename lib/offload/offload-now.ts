@@ -28,6 +28,11 @@ export interface OffloadResultInput {
   callId: string;
   toolName: string;
   content: string | readonly ContentPart[];
+  /**
+   * The read tools the model has in this request (read_file, grep…), for the header to name only
+   * those; default all of `readTools()`. An empty list says the model cannot read the result back.
+   */
+  readTools?: readonly string[];
 }
 
 /** What the model should see instead of the result. */
@@ -59,6 +64,14 @@ function checkInput(input: unknown): OffloadResultInput {
   return input as OffloadResultInput;
 }
 
+function readToolsOf(readTools: unknown): readonly string[] | undefined {
+  if (readTools === undefined) return undefined;
+  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
+    throw new TypeError(`offloadResult: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
+  }
+  return readTools;
+}
+
 /** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
 function stagingTag(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
@@ -74,7 +87,12 @@ function shownAgain(
   limits: AppliedLimits,
 ): OffloadedResult {
   // Made with the offload's tail and measure, which the store does not record.
-  const again = { ...seen, previewTailLines: limits.previewTailLines, measure: limits.measure };
+  const again = {
+    ...seen,
+    previewTailLines: limits.previewTailLines,
+    measure: limits.measure,
+    readTools: limits.readTools,
+  };
   const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
   return { content: withText(content, preview), text: preview, path: resultPath(key), stored: false };
 }
@@ -85,6 +103,7 @@ export async function offloadNow(
   input: OffloadResultInput,
 ): Promise<OffloadedResult> {
   const { threadId, callId, toolName } = checkInput(input);
+  limits = { ...limits, readTools: readToolsOf(input.readTools) };
   const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
   const text = joinText(content);
   if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return { content, text, stored: false };

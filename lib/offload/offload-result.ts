@@ -69,13 +69,13 @@ export interface Replacement {
 
 /** The stored copy and the preview of a text over the threshold, to be stored under `key`. */
 /** The limits as the offload applies them to one result: its tool's threshold, and how tokens are counted. */
-export type AppliedLimits = OffloadLimits & { measure?: TokenMeasure };
+export type AppliedLimits = OffloadLimits & { measure?: TokenMeasure; readTools?: readonly string[] };
 
 export function replacementFor(
   text: string,
   toolName: string,
   key: string,
-  limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure'> &
+  limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure' | 'readTools'> &
     Partial<Pick<AppliedLimits, 'previewTailLines'>>,
 ): Replacement {
   const originalBytes = utf8Bytes(text);

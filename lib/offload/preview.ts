@@ -27,6 +27,23 @@ export interface PreviewLimits {
   previewTailLines?: number;
   /** How tokens are counted; default four characters a token. */
   measure?: TokenMeasure;
+  /** The read tools the model has (read_file, grep…); default all of them. The header names only these. */
+  readTools?: readonly string[];
+}
+
+/** How the header says to read the rest, naming only the tools the model has. */
+function readingLine(path: string, nextOffset: number, readTools: readonly string[] | undefined): string {
+  const read = readTools === undefined || readTools.includes('read_file');
+  const grep = readTools === undefined || readTools.includes('grep');
+  const parts: string[] = [];
+  if (read) {
+    parts.push(
+      `To read more: read_file {"path":${path},"offset":${nextOffset},"limit":100} (offset and limit count lines, from 0).`,
+    );
+  }
+  if (grep) parts.push(`To search: grep {"pattern":"<regex>","path":${path}}.`);
+  if (parts.length > 0) return parts.join(' ');
+  return 'You have no tool to read it: it is kept for the app and its inspector, and only the lines below are available to you.';
 }
 
 function plural(count: number, noun: string): string {
@@ -61,7 +78,7 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
     truncated
       ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
       : `Stored: all ${result.storedBytes} bytes (${stored}).`,
-    `To read more: read_file {"path":${path},"offset":${shown.nextOffset},"limit":100} (offset and limit count lines, from 0). To search: grep {"pattern":"<regex>","path":${path}}.`,
+    readingLine(path, shown.nextOffset, limits.readTools),
   ];
   if (shown.lines > 0) lines.push(`First ${shown.lines} of ${stored}:`);
   return lines.join('\n');

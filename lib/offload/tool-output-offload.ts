@@ -67,6 +67,8 @@ export class ToolOutputOffload implements Middleware {
   readonly writes: Readonly<Record<string, StateKey>>;
   readonly #cleanup: SummaryCleanup;
   readonly #pending = new PendingCommits();
+  /** The read tools each turn's latest model request had, by thread and turn, for the headers of its tool calls. */
+  readonly #readToolsOfTurn = new Map<string, readonly string[]>();
   readonly #storedKeys = new StoredKeys();
   /** The store it made (no `store` option): closed by `close()`. */
   readonly #ownStore: OffloadStore | undefined;
@@ -171,14 +173,38 @@ export class ToolOutputOffload implements Middleware {
     return undefined;
   }
 
-  /** The lines this middleware adds to the system prompt (O12); adapters add them to theirs. */
-  systemPrompt(): string {
+  /**
+   * The lines this middleware adds to the system prompt (O12); adapters add them to theirs. They name
+   * only the read tools in `readTools` (default: all of them); with none, they say the model cannot
+   * read stored results back. The runtime's requests get the lines for their own tool list.
+   */
+  systemPrompt(options: { readTools?: readonly string[] } | HookContext = {}): string {
     const { thresholdTokens } = this.limits;
+    // The runtime calls it with its HookContext (no readTools): the lines for all read tools, which
+    // wrapModelCall swaps for the request's own.
+    const given = 'readTools' in options ? options.readTools : undefined;
+    const readTools = Array.isArray(given) ? given : undefined;
+    const read = readTools === undefined || readTools.includes('read_file');
+    const grep = readTools === undefined || readTools.includes('grep');
+    const how =
+      read && grep
+        ? 'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).'
+        : read
+          ? 'Read more of one with read_file (path, offset and limit in lines, from 0).'
+          : grep
+            ? 'Search one with grep (pattern, path).'
+            : 'You have no tool to read them back: they are kept for the app, and only the header and first lines reach you.';
     return [
       `Tool results over ${thresholdTokens} tokens are stored as files under ${offloadMount} and replaced by a header and their first lines.`,
-      'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).',
+      how,
       'Old stored results may be evicted to save space; run the tool again if you need one back.',
     ].join('\n');
+  }
+
+  /** The read tools among a request's tools (by name), as the headers and the system prompt name them. */
+  #readToolsIn(request: ModelRequest): readonly string[] {
+    const names = new Set(request.tools.map((spec) => spec.name));
+    return ['read_file', 'grep'].filter((name) => names.has(name));
   }
 
   async wrapModelCall(
@@ -189,9 +215,23 @@ export class ToolOutputOffload implements Middleware {
     const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
     const messages = boundToolMessages(request.messages, (toolName) => this.thresholdFor(toolName), this.#measure);
-    const reply = await next(messages === request.messages ? request : { ...request, messages });
+    // The system prompt and this turn's headers name only the read tools this request has.
+    const readTools = this.#readToolsIn(request);
+    this.#rememberReadTools(context.threadId, context.turnId, readTools);
+    const ownLines = this.systemPrompt();
+    const systemPrompt = request.systemPrompt.replace(ownLines, this.systemPrompt({ readTools }));
+    const changed = messages !== request.messages || systemPrompt !== request.systemPrompt;
+    const reply = await next(changed ? { ...request, messages, systemPrompt } : request);
     // Only this middleware's own key: an inner layer's update is its own to return.
     return drop ? { ...reply, update: { [offloadKey]: drop } } : reply;
+  }
+
+  #rememberReadTools(threadId: string, turnId: string, readTools: readonly string[]): void {
+    const key = JSON.stringify([threadId, turnId]);
+    this.#readToolsOfTurn.delete(key);
+    this.#readToolsOfTurn.set(key, readTools);
+    // Only turns in flight matter; keep the latest few hundred.
+    if (this.#readToolsOfTurn.size > 256) this.#readToolsOfTurn.delete(this.#readToolsOfTurn.keys().next().value!);
   }
 
   async wrapToolCall(
@@ -215,14 +255,19 @@ export class ToolOutputOffload implements Middleware {
         return { ...outcome, content: capped === text ? content : withText(content, capped) };
       }
       const { threadId, turnId } = context;
-      const deciding = offloadToolResult(this.store, this.#limitsFor(request.call.name), {
-        threadId,
-        turnId,
-        key: request.idempotencyKey,
-        toolName: request.call.name,
-        args: request.call.args,
-        content: outcome.content,
-      }).then((decided) => {
+      const readTools = this.#readToolsOfTurn.get(JSON.stringify([threadId, turnId]));
+      const deciding = offloadToolResult(
+        this.store,
+        { ...this.#limitsFor(request.call.name), readTools },
+        {
+          threadId,
+          turnId,
+          key: request.idempotencyKey,
+          toolName: request.call.name,
+          args: request.call.args,
+          content: outcome.content,
+        },
+      ).then((decided) => {
         if (decided.kind === 'stored') {
           this.#storedKeys.add(threadId, request.idempotencyKey);
           const details = { toolName: request.call.name, bytes: decided.bytes, turnId };
