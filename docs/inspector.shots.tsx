@@ -66,7 +66,7 @@ it('renders the inspector for the README', async () => {
   const view = mount({ store }, { bound });
   view.container.style.cssText = 'width: 1280px; height: 720px;';
   await until(() => expect(view.paths().length).toBeGreaterThan(3));
-  await until(() => expect(view.one('.title').textContent).toContain('origin storage'));
+  await until(() => expect(view.one('.title').textContent).toContain('whole site on disk'));
   await page.screenshot({ path: 'inspector-entries.png', element: view.container });
   view.all('tbody tr.row')[1]!.click();
   await until(() => expect(view.all('.lt').length).toBeGreaterThan(5));
