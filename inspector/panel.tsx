@@ -10,6 +10,7 @@ import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './records
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
 import type { InspectorSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
+import { ThreadPicker } from './thread-picker.js';
 import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './use-store.js';
 
 export interface PanelProps {
@@ -109,21 +110,11 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
           </span>
           <OriginStorage info={info} />
         </div>
-        <select
-          aria-label="Filter by thread"
+        <ThreadPicker
+          threads={threads}
           value={filter.threadId}
-          onChange={(event) => {
-            const threadId = event.currentTarget.value;
-            setFilter((current) => ({ ...current, threadId }));
-          }}
-        >
-          <option value="">All threads</option>
-          {threads.map((threadId) => (
-            <option key={threadId} value={threadId}>
-              {clip(threadId, 80)}
-            </option>
-          ))}
-        </select>
+          onChange={(threadId) => setFilter((current) => ({ ...current, threadId }))}
+        />
         <input
           type="search"
           aria-label="Filter by text"

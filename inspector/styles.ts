@@ -6,6 +6,7 @@ export const ROW_HEIGHT = 28;
 /** Each thread's gauge takes this room in the (virtualized) strip of gauges. */
 export const GAUGE_WIDTH = 380;
 export const GAUGE_HEIGHT = 24;
+export const PICKER_ROW_HEIGHT = 24;
 
 export const css = `
 :host { display: block; height: 100%; width: 100%; }
@@ -45,6 +46,17 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 }
 .toolbar .title { margin-right: auto; display: flex; flex-wrap: wrap; gap: 0 8px; align-items: baseline; }
 .toolbar input[type="search"] { width: 16em; }
+.picker { position: relative; }
+.picker input { width: 14em; }
+.picker-list { position: absolute; top: calc(100% + 2px); left: 0; z-index: 3; width: max(100%, 22em); max-height: ${PICKER_ROW_HEIGHT * 10}px;
+  overflow: auto; background: var(--bg); border: 1px solid var(--border); border-radius: 4px; box-shadow: 0 2px 8px rgb(0 0 0 / 0.2); }
+.picker-sizer { position: relative; width: 100%; }
+.picker-option { position: absolute; top: 0; left: 0; right: 0; height: ${PICKER_ROW_HEIGHT}px; line-height: ${PICKER_ROW_HEIGHT}px;
+  padding: 0 8px; cursor: pointer; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+.picker-option:hover { background: var(--bg-hover); }
+.picker-option.active { background: var(--bg-active); }
+.picker-option[aria-selected="true"] { font-weight: 600; }
+.picker-none { padding: 4px 8px; color: var(--fg-muted); }
 .error { color: var(--danger); padding: 4px 8px; }
 .status { color: var(--fg-muted); padding: 0 8px; min-height: 1.4em; }
 .status:empty { min-height: 0; }

@@ -3,7 +3,17 @@ import { REQUEST_TIMEOUT_MS } from '../../inspector/channel.js';
 import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { button, cleanupMounts, inspectorRoot, mount, put, sampleStore, until } from './inspector-fixtures.js';
+import {
+  button,
+  cleanupMounts,
+  inspectorRoot,
+  mount,
+  put,
+  sampleStore,
+  threadChoices,
+  threadPicker,
+  until,
+} from './inspector-fixtures.js';
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -55,7 +65,8 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
 
     await put(store, 'chat-3', 'echo', 'new result');
     await until(() => expect(view.paths()).toContain('/large_tool_results/echo'));
-    await until(() => expect(view.one('select').textContent).toContain('chat-3'));
+    threadPicker(view).click();
+    await until(() => expect(threadChoices(view)).toContain('chat-3'));
   });
 
   it('gauges the bound the exposing window gave; a bound given to the panel wins', async () => {

@@ -1,4 +1,4 @@
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { mountInspector } from '../../inspector/index.js';
 import type { InspectorOptions, InspectorSourceOption } from '../../inspector/mount.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
@@ -104,4 +104,27 @@ export function button(mounted: Mounted, name: string): HTMLButtonElement {
 export function setValue(element: HTMLInputElement | HTMLSelectElement, value: string): void {
   element.value = value;
   element.dispatchEvent(new Event(element instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+}
+
+/** The thread filter (a combobox whose list exists only while it is open). */
+export function threadPicker(mounted: Mounted): HTMLInputElement {
+  return mounted.one<HTMLInputElement>('input[role="combobox"][aria-label="Filter by thread"]');
+}
+
+/** The text of the thread choices in the DOM, in list order. */
+export function threadChoices(mounted: Mounted): string[] {
+  return mounted.all('[role="listbox"] [role="option"]').map((option) => option.textContent ?? '');
+}
+
+/** Filters on one thread ('' for all) as a user does: types its name and clicks its choice. */
+export async function chooseThread(mounted: Mounted, threadId: string): Promise<void> {
+  const text = threadId === '' ? 'All threads' : threadId;
+  setValue(threadPicker(mounted), threadId);
+  const option = await until(() => {
+    const found = mounted.all('[role="option"]').find((choice) => choice.textContent === text);
+    if (!found) throw new Error(`no thread choice ${text}`);
+    return found;
+  });
+  option.click();
+  await until(() => expect(threadPicker(mounted).getAttribute('aria-expanded')).toBe('false'));
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exposeToInspector, type InspectableStore } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
-import { cleanupMounts, mount, put, setValue, until } from './inspector-fixtures.js';
+import { chooseThread, cleanupMounts, mount, put, until } from './inspector-fixtures.js';
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -74,7 +74,7 @@ describe('the panel reads what changed (store source)', () => {
       expect(spy.mock.calls.length).toBeGreaterThan(0);
       expect(spy.mock.calls.every(([threadId]) => threadId === 't3')).toBe(true);
     }
-    setValue(view.one<HTMLSelectElement>('select'), 't3'); // its gauge comes into view
+    await chooseThread(view, 't3'); // its gauge comes into view
     await until(() =>
       expect(view.one<HTMLMeterElement>('meter[aria-label="Thread t3: stored bytes"]').value).toBe(1000),
     );

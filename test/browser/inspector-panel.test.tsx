@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { button, cleanupMounts, mount, put, sampleStore, setValue, until } from './inspector-fixtures.js';
+import {
+  button,
+  chooseThread,
+  cleanupMounts,
+  mount,
+  put,
+  sampleStore,
+  setValue,
+  threadChoices,
+  threadPicker,
+  until,
+} from './inspector-fixtures.js';
 
 afterEach(cleanupMounts);
 
@@ -55,13 +66,14 @@ describe('the entries table', () => {
   it('filters by thread and by text', async () => {
     const view = mount({ store: await sampleStore() });
     await until(() => expect(view.paths()).toHaveLength(3));
-    const thread = view.one<HTMLSelectElement>('select[aria-label="Filter by thread"]');
-    expect([...thread.options].map((option) => option.value)).toEqual(['', 'chat-1', 'chat-2']);
+    threadPicker(view).click();
+    await until(() => expect(threadChoices(view)).toEqual(['All threads', 'chat-1', 'chat-2']));
 
-    setValue(thread, 'chat-2');
+    await chooseThread(view, 'chat-2');
     await until(() => expect(view.paths()).toEqual(['/large_tool_results/delta']));
 
-    setValue(thread, '');
+    await chooseThread(view, '');
+    await until(() => expect(view.paths()).toHaveLength(3));
     const text = view.one<HTMLInputElement>('input[aria-label="Filter by text"]');
     setValue(text, 'SEARCH'); // tool name, any case
     await until(() => expect(view.paths()).toEqual(['/large_tool_results/bravo']));
