@@ -51,6 +51,7 @@ export const PREVIEW_CHARS = 200_000;
 /** Exactly the preview the model was shown, beside the stored text (read on demand, paged). */
 export function EntryDetail({ source, selected, live, eviction, now, onClose }: EntryDetailProps) {
   const info = live ?? selected.entry;
+  const toolName = info?.toolName ?? eviction?.toolName;
   const text = useStoredText(source, selected, live ? live.seq : -1);
   const [message, setMessage] = useState('');
   const pathRef = useRef<HTMLSpanElement>(null);
@@ -88,7 +89,7 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
       </div>
       <div class="facts">
         <span>thread {clip(selected.threadId)}</span>
-        {info && <span>tool {clip(info.toolName)}</span>}
+        {toolName !== undefined && <span>tool {clip(toolName)}</span>}
         {info && (
           <span>
             {formatBytes(info.bytes)} stored

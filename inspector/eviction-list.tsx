@@ -25,15 +25,24 @@ function ShowOlder({ hidden, more }: { hidden: number; more: () => void }) {
 interface PathButtonProps {
   path: string;
   threadId: string;
+  /** The tool whose result it was; absent in records logged before evictions named it. */
+  toolName: string | undefined;
   onOpen(): void;
 }
 
-function PathButton({ path, threadId, onOpen }: PathButtonProps) {
+function PathButton({ path, threadId, toolName, onOpen }: PathButtonProps) {
   return (
     <span>
       <button type="button" onClick={onOpen} title="Show details">
         {clip(path)}
       </button>{' '}
+      {toolName === undefined ? null : (
+        <>
+          <span class="tool-name" title="Tool">
+            {clip(toolName, 80)}
+          </span>{' '}
+        </>
+      )}
       <span class="muted">{clip(threadId)}</span>
     </span>
   );
@@ -52,7 +61,7 @@ function When({ at, now }: { at: number; now: number }) {
 const knownReasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
 const reasonClass = (reason: string) => `reason reason-${knownReasons.has(reason) ? reason : 'other'}`;
 
-/** The eviction log as a timeline, newest first: time, reason, path, bytes. */
+/** The eviction log as a timeline, newest first: time, reason, path and tool, bytes. */
 export function EvictionList({
   evictions,
   now,
@@ -74,7 +83,12 @@ export function EvictionList({
               <ProblemMark problems={record.problems} />
               {clip(record.reason, 40) || '—'}
             </span>
-            <PathButton path={record.path} threadId={record.threadId} onOpen={() => onOpen(record)} />
+            <PathButton
+              path={record.path}
+              threadId={record.threadId}
+              toolName={record.toolName}
+              onOpen={() => onOpen(record)}
+            />
             <span class="num">{formatBytes(record.bytes)}</span>
           </li>
         ))}

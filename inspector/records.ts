@@ -55,6 +55,11 @@ class Reader {
     return Number.NaN;
   }
 
+  /** Text that older records lack: undefined when absent, '' (and a problem) when not text. */
+  optionalText(field: string): string | undefined {
+    return this.fields[field] === undefined ? undefined : this.text(field);
+  }
+
   flag(field: string): boolean {
     const value = this.fields[field];
     if (typeof value === 'boolean') return value;
@@ -93,15 +98,17 @@ export function toEntryRow(value: unknown): EntryRow | undefined {
 export function toEvictionRow(value: unknown): EvictionRow | undefined {
   if (!isFields(value)) return undefined;
   const read = new Reader(value);
-  return read.done({
+  const row = {
     threadId: read.text('threadId'),
     key: read.text('key'),
     path: read.text('path'),
     bytes: read.count('bytes'),
     at: read.time('at'),
-    // Any text: reasons added by a newer version ('expired') show as they are.
+    // Any text: reasons added by a newer version show as they are.
     reason: read.text('reason') as EvictionRecord['reason'],
-  });
+  };
+  const toolName = read.optionalText('toolName');
+  return read.done(toolName === undefined ? row : { ...row, toolName });
 }
 
 export function toFailureRow(value: unknown): FailureRow | undefined {

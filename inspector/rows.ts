@@ -60,7 +60,7 @@ export function entryMatches(entry: StoredResultInfo, filter: Filter, needle = f
 export function recordMatches(record: EvictionRecord | StoreFailure, filter: Filter): boolean {
   if (filter.threadId !== '' && record.threadId !== filter.threadId) return false;
   const fields = [record.path, record.threadId, record.key];
-  if ('reason' in record) fields.push(record.reason);
+  if ('reason' in record) fields.push(record.reason, record.toolName ?? '');
   else fields.push(record.toolName, record.error);
   return matchesText(fields, filter.text.toLowerCase());
 }

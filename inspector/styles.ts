@@ -136,6 +136,7 @@ pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family:
 .reason-bound { color: var(--accent); } .reason-replaced { color: var(--fg-muted); }
 .reason-summarized { color: var(--ok); } .reason-blocked { color: var(--danger); } .reason-failed { color: var(--danger); }
 .reason-expired, .reason-cleared { color: var(--fg-muted); } .reason-other { color: var(--fg-muted); }
+.tool-name { font-family: var(--mono); font-size: 12px; }
 .more { margin: 8px; align-self: flex-start; }
 .problem { color: var(--danger); margin-right: 4px; cursor: help; }
 .toggle { position: fixed; right: 16px; bottom: 16px; z-index: 2147483646; border-radius: 18px; padding: 6px 12px;

@@ -27,6 +27,8 @@ export interface EvictionRecord {
   bytes: number;
   at: number;
   reason: EvictionReason;
+  /** The tool whose result this was; absent in records written before it was logged. */
+  toolName?: string;
 }
 
 export type StoreEvent =

@@ -48,6 +48,8 @@ const evictionFields: FieldCheck[] = [
   ['reason', 'an eviction reason', (value) => typeof value === 'string' && reasons.has(value)],
   ['turnId', 'a string', text],
   ['seq', 'a positive integer', positive],
+  // Absent in records logged before evictions named their tool.
+  ['toolName', 'a string or absent', (value) => value === undefined || text(value)],
 ];
 
 const failureFields: FieldCheck[] = [

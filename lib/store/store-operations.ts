@@ -106,7 +106,8 @@ class ThreadChange {
     this.write(this.tx.deleteEntry(entry.threadId, entry.key));
     this.thread.totalBytes -= entry.bytes;
     this.thread.entries -= 1;
-    const logged = { threadId: entry.threadId, key: entry.key, path: entry.path, bytes: entry.bytes, at: this.now };
+    const { threadId, key, path, bytes, toolName } = entry;
+    const logged = { threadId, key, path, bytes, at: this.now, toolName };
     this.write(this.tx.addEviction({ ...logged, reason, turnId, seq: entry.seq }));
     this.evicted.push({ ...logged, reason });
     if (deleteText || !this.undo) this.write(this.tx.deleteText(entry.textId));
@@ -407,7 +408,7 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
 export async function clearThread(tx: StoreTx, threadId: string, now: number): Promise<Outcome<void>> {
   const events: StoreEvent[] = [];
   /** What each cleared key was, oldest first (a key live again after its eviction counts as live). */
-  const cleared = new Map<string, { path: string; bytes: number; seq: number }>();
+  const cleared = new Map<string, { path: string; bytes: number; seq: number; toolName?: string }>();
   for (const eviction of await tx.evictionsOf(threadId)) {
     await tx.deleteEviction(eviction.id);
     cleared.delete(eviction.key);
@@ -427,8 +428,9 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
   await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
   let lastSeq = 0;
-  for (const [key, { path, bytes, seq }] of cleared) {
-    await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq });
+  for (const [key, { path, bytes, seq, toolName }] of cleared) {
+    const tool = toolName === undefined ? {} : { toolName };
+    await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq, ...tool });
     lastSeq = Math.max(lastSeq, seq);
   }
   if (cleared.size > 0) await tx.trimEvictions(threadId);

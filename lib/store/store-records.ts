@@ -137,8 +137,8 @@ export function toInfo(record: EntryRecord): StoredResultInfo {
 }
 
 export function toEvictionRecord(record: LoggedEviction): EvictionRecord {
-  const { threadId, key, path, bytes, at, reason } = record;
-  return { threadId, key, path, bytes, at, reason };
+  const { threadId, key, path, bytes, at, reason, toolName } = record;
+  return { threadId, key, path, bytes, at, reason, ...(toolName === undefined ? {} : { toolName }) };
 }
 
 /** Oldest first across threads: by creation time, then by place in the thread's queue. */

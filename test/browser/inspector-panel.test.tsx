@@ -154,10 +154,45 @@ describe('a selected entry', () => {
     const event = view.one('.timeline li');
     expect(event.querySelector('.reason')!.textContent).toBe('bound');
     expect(event.textContent).toContain('/large_tool_results/charlie');
+    expect(event.querySelector('.tool-name')!.textContent).toBe('read_db');
     expect(event.textContent).toContain('100 B');
     event.querySelector('button')!.click();
     await until(() => expect(view.one('[role="alert"]').textContent).toMatch(/charlie was evicted/));
     expect(view.one('.facts').textContent).toContain('evicted (bound)');
+    expect(view.one('.facts').textContent).toContain('tool read_db');
+  });
+
+  it('names the evicted tool only when the record has one: an older record shows none, unmarked', async () => {
+    const store = new MemoryOffloadStore();
+    const older = {
+      threadId: 'chat',
+      key: 'old',
+      path: '/large_tool_results/old',
+      bytes: 5,
+      at: Date.now(),
+      reason: 'bound',
+    };
+    const odd = { ...older, key: 'odd', path: '/large_tool_results/odd', toolName: 42 };
+    const view = mount({
+      store: {
+        list: (threadId) => store.list(threadId),
+        evictions: async () => [older, odd] as never[],
+        failures: (threadId) => store.failures(threadId),
+        read: (threadId, key) => store.read(threadId, key),
+        totalBytes: (threadId) => store.totalBytes(threadId),
+        subscribe: (listener) => store.subscribe(listener),
+      },
+    });
+    await until(() => expect(button(view, 'Evictions (2)')).toBeTruthy());
+    button(view, 'Evictions (2)').click();
+    await until(() => expect(view.all('.timeline li')).toHaveLength(2));
+    const [oddRow, oldRow] = view.all('.timeline li');
+    expect(oldRow!.textContent).toContain('/large_tool_results/old');
+    expect(oldRow!.querySelector('.tool-name')).toBeNull();
+    expect(oldRow!.querySelector('.problem')).toBeNull();
+    expect(oddRow!.querySelector('.problem')!.getAttribute('aria-label')).toBe(
+      'Damaged record: toolName is not text (got 42)',
+    );
   });
 
   it('copies the path and the preview, and falls back to selecting the text', async () => {

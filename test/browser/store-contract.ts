@@ -192,6 +192,47 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(error.message).toContain('maxTotalBytes');
       }));
 
+    it('names in every eviction record the tool whose result was evicted, whatever the reason', () =>
+      withStore(async (store) => {
+        const stage = (key: string, toolName: string, text: string, turnId: string) =>
+          store.stage({ ...result('a', key, text, turnId), toolName });
+        const commit = (key: string, turnId: string) =>
+          store.apply({ type: 'commit', threadId: 'a', key, turnId, maxTotalBytes: 100 });
+        await stage('k1', 'fetch_page', 'x'.repeat(40), 't1');
+        await commit('k1', 't1');
+        await stage('k2', 'search', 'y'.repeat(40), 't1');
+        await commit('k2', 't1');
+        await stage('k2', 'search_again', 'y'.repeat(10), 't1');
+        expect((await commit('k2', 't1')).evicted.map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+        ]);
+        await stage('k3', 'read_file', 'z'.repeat(70), 't2');
+        expect((await commit('k3', 't2')).evicted.map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k1', 'bound', 'fetch_page'],
+        ]);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+          ['k1', 'bound', 'fetch_page'],
+        ]);
+        // Undone, the turn's own eviction leaves the log; its entry is logged as blocked.
+        await store.restoreTurn('a', 't2', 100);
+        await store.apply({ type: 'drop', threadId: 'a', keys: ['k1'], turnId: 't3', reason: 'summarized' });
+        await stage('k4', 'list_dir', 'w', 't4');
+        await commit('k4', 't4');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+          ['k3', 'blocked', 'read_file'],
+          ['k1', 'summarized', 'fetch_page'],
+        ]);
+        await store.clearThread('a');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k3', 'cleared', 'read_file'],
+          ['k1', 'cleared', 'fetch_page'],
+          ['k2', 'cleared', 'search_again'],
+          ['k4', 'cleared', 'list_dir'],
+        ]);
+      }));
+
     it('refuses a result larger than the bound with a RangeError, keeping everything else', () =>
       withStore(async (store) => {
         await put(store, 'a', 'k1', 'keep');

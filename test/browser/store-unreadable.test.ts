@@ -191,6 +191,40 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
   });
 });
 
+describe('IndexedDbOffloadStore: records of an older version', () => {
+  it('an eviction logged before evictions named their tool is read as valid, without a tool', async () => {
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
+    await put(store, 't', 'k2', 'y'.repeat(60), 't1', 100);
+    await tamper(store.name, async (tx) => {
+      const [eviction] = await tx.objectStore('evictions').getAll();
+      const { toolName, ...older } = eviction!;
+      expect(toolName).toBe('fetch');
+      await tx.objectStore('evictions').put(older);
+    });
+    const [record] = await store.evictions('t');
+    expect(record).toMatchObject({ key: 'k1', reason: 'bound' });
+    expect(record).not.toHaveProperty('toolName');
+    expect(await store.unreadable('t')).toEqual([]);
+    expect((await failure(store.read('t', 'k1'))).code).toBe('evicted');
+  });
+
+  it('an eviction whose tool is not text is skipped and reported', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
+    await put(store, 't', 'k2', 'y'.repeat(60), 't1', 100);
+    await tamper(store.name, async (tx) => {
+      const [eviction] = await tx.objectStore('evictions').getAll();
+      await tx.objectStore('evictions').put({ ...eviction!, toolName: 7 as never });
+    });
+    expect(await store.evictions('t')).toEqual([]);
+    expect((await store.unreadable('t')).map((r) => [r.store, r.reason])).toEqual([
+      ['evictions', 'toolName is 7, not a string or absent'],
+    ]);
+  });
+});
+
 describe('IndexedDbOffloadStore: a database of a newer schema', () => {
   it('is a clear error, not a silent downgrade', async () => {
     const store = open();
