@@ -5,6 +5,7 @@ import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-sto
 import { isOverThreshold } from './cut.js';
 import {
   type AppliedLimits,
+  expiryOf,
   notStoredDecision,
   offloadToolResult,
   replacementFor,
@@ -106,7 +107,9 @@ export async function offloadNow(
   limits = { ...limits, readTools: readToolsOf(input.readTools) };
   const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
   const text = joinText(content);
-  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return { content, text, stored: false };
+  // Every call is an update of the thread: the age limit applies even when nothing is stored.
+  const expiring = <T>(result: T) => expireAlone(store, threadId, limits.maxAgeMs).then(() => result);
+  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return expiring({ content, text, stored: false });
 
   const key = await resultKeyFor(callId, text);
   const failed = async (error: unknown): Promise<OffloadedResult> => {
@@ -121,7 +124,7 @@ export async function offloadNow(
   } catch (error) {
     return failed(error);
   }
-  if (before) return shownAgain(content, text, key, before, limits);
+  if (before) return expiring(shownAgain(content, text, key, before, limits));
 
   const tag = stagingTag();
   const decision = await offloadToolResult(store, limits, {
@@ -134,7 +137,7 @@ export async function offloadNow(
   });
   if (decision.kind !== 'stored') {
     if (decision.kind === 'cut' && decision.failure) await reportStoreFailure(store, decision.failure);
-    return { content: decision.content, text: joinText(decision.content), stored: false };
+    return expiring({ content: decision.content, text: joinText(decision.content), stored: false });
   }
   const seen: SeenDetails = {
     toolName,
@@ -143,7 +146,14 @@ export async function offloadNow(
     maxResultBytes: limits.maxResultBytes,
   };
   try {
-    const applied = await store.apply({ type: 'commit', threadId, key, maxTotalBytes: limits.maxTotalBytes, seen });
+    const applied = await store.apply({
+      type: 'commit',
+      threadId,
+      key,
+      maxTotalBytes: limits.maxTotalBytes,
+      seen,
+      ...expiryOf(limits.maxAgeMs),
+    });
     if (applied.stored.includes(key)) {
       return { content: decision.content, text: decision.preview, path: decision.path, stored: true };
     }
@@ -156,4 +166,14 @@ export async function offloadNow(
     await store.settle(threadId, [tag]).catch(() => undefined);
     return failed(error);
   }
+}
+
+/**
+ * Evicts the thread's results older than `maxAgeMs` on its own (a call that commits nothing). A
+ * store failure here never fails the call (S3): the next call on the thread tries again.
+ */
+async function expireAlone(store: OffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
+  const { expireBefore } = expiryOf(maxAgeMs);
+  if (expireBefore === undefined) return;
+  await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);
 }

@@ -71,6 +71,11 @@ export interface Replacement {
 /** The limits as the offload applies them to one result: its tool's threshold, and how tokens are counted. */
 export type AppliedLimits = OffloadLimits & { measure?: TokenMeasure; readTools?: readonly string[] };
 
+/** A commit's age limit (`expireBefore`) for `maxAgeMs` as of now; nothing when there is no limit. */
+export function expiryOf(maxAgeMs: number | undefined): { expireBefore?: number } {
+  return maxAgeMs === undefined ? {} : { expireBefore: Date.now() - maxAgeMs };
+}
+
 export function replacementFor(
   text: string,
   toolName: string,
@@ -170,6 +175,7 @@ export async function offloadToolResult(
     key: result.key,
     turnId: result.turnId,
     maxTotalBytes: limits.maxTotalBytes,
+    ...expiryOf(limits.maxAgeMs),
   };
   return { kind: 'stored', content: withText(content, preview), change, preview, path, bytes: storedBytes, truncated };
 }

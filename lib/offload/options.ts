@@ -12,7 +12,15 @@ export interface OffloadLimits {
   previewLines: number;
   /** How many of the text's last lines the preview shows after an elision marker; default 0. */
   previewTailLines: number;
+  /**
+   * The age limit: a stored result older than this many milliseconds is evicted (reason 'expired')
+   * at the thread's next update or turn; undefined (the default) keeps results whatever their age.
+   */
+  maxAgeMs?: number;
 }
+
+/** The longest maxAgeMs: ten years (a longer limit is a mistake in units, not a wish). */
+export const maxAgeMsLimit = 10 * 365 * 24 * 60 * 60 * 1000;
 
 /** Per-tool limits, by tool name. */
 export type ToolLimits = Readonly<Record<string, { readonly thresholdTokens: number }>>;
@@ -49,7 +57,9 @@ export function resolveLimits(options: Partial<Record<keyof OffloadLimits, unkno
   );
   const previewLines = checkLimit('previewLines', pick('previewLines'), 0);
   const previewTailLines = checkLimit('previewTailLines', pick('previewTailLines'), 0);
-  return { thresholdTokens, maxResultBytes, maxTotalBytes, previewLines, previewTailLines };
+  const limits: OffloadLimits = { thresholdTokens, maxResultBytes, maxTotalBytes, previewLines, previewTailLines };
+  if (options.maxAgeMs !== undefined) limits.maxAgeMs = checkLimit('maxAgeMs', options.maxAgeMs, 1, maxAgeMsLimit);
+  return limits;
 }
 
 /**

@@ -17,10 +17,12 @@ export interface OffloadStateValue {
   turns: string[];
 }
 
-/** The update beforeAgent writes: settle these finished turns in the store. */
+/** The update beforeAgent writes: settle these finished turns in the store, and expire what is too old. */
 export interface SettleTurns {
   type: 'settle';
   turns: string[];
+  /** The age limit (maxAgeMs) as of the turn's start: entries created before it are evicted first. */
+  expireBefore?: number;
 }
 
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
@@ -48,7 +50,12 @@ export function checkStoreChange(update: unknown, threadId: string): StoreChange
     if (!isStringArray(change.turns) || change.turns.some((turn) => turn === '')) {
       fail(`a settle needs turns as an array of non-empty strings, got ${quoteForMessage(change.turns)}`);
     }
-    return { type: 'settle', turns: change.turns };
+    const { expireBefore } = change;
+    if (expireBefore === undefined) return { type: 'settle', turns: change.turns };
+    if (typeof expireBefore !== 'number' || !Number.isFinite(expireBefore)) {
+      fail(`a settle's expireBefore must be a finite time in milliseconds, got ${quoteForMessage(expireBefore)}`);
+    }
+    return { type: 'settle', turns: change.turns, expireBefore };
   }
   if (change.threadId !== threadId) {
     fail(
@@ -61,6 +68,10 @@ export function checkStoreChange(update: unknown, threadId: string): StoreChange
     const max = change.maxTotalBytes;
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
       fail(`a commit needs maxTotalBytes as a positive integer, got ${quoteForMessage(max)}`);
+    }
+    const before = change.expireBefore;
+    if (before !== undefined && (typeof before !== 'number' || !Number.isFinite(before))) {
+      fail(`a commit's expireBefore must be a finite time in milliseconds, got ${quoteForMessage(before)}`);
     }
     return change as unknown as StoreChange;
   }
@@ -121,9 +132,16 @@ export function offloadStateKey(
       const change = checkStoreChange(update, context.threadId);
       const turns = unsettledTurns(current);
       if (change.type === 'settle') {
+        // The age limit at the turn's start: one transaction of its own (nothing to undo).
+        const expired =
+          change.expireBefore === undefined
+            ? undefined
+            : await store.apply({ type: 'expire', threadId: context.threadId, before: change.expireBefore });
         await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
         pending.forget(context.threadId, change.turns);
-        return { ...current, turns: turns.filter((turn) => !change.turns.includes(turn)) };
+        const left = turns.filter((turn) => !change.turns.includes(turn));
+        if (!expired) return { ...current, turns: left };
+        return { entries: expired.entries, totalBytes: expired.totalBytes, turns: left };
       }
       const staged = change.type === 'commit' ? pending.take(change.threadId, change.key) : undefined;
       try {

@@ -13,7 +13,7 @@ import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadedResult, type OffloadResultInput, offloadNow } from './offload-now.js';
-import { type AppliedLimits, type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
+import { type AppliedLimits, expiryOf, type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
 import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
 import { capFileToolPage } from './page-cap.js';
 import { PendingCommits } from './pending-commits.js';
@@ -41,6 +41,13 @@ export interface ToolOutputOffloadOptions {
    * tokenizer runs only on texts whose UTF-8 bytes are over the threshold.
    */
   estimateTokens?: EstimateTokens;
+  /**
+   * The age limit, in milliseconds: a stored result older than this is evicted (reason 'expired',
+   * its text deleted) at the next update or turn of its thread, and reading it says it expired.
+   * Default: none (results stay until the bound or the thread's clearing evicts them). A positive
+   * integer of at most ten years; `24 * 60 * 60 * 1000` keeps nothing older than a day.
+   */
+  maxAgeMs?: number;
   /** Thresholds by tool name, for tools whose results should stay whole longer (or shorter); each at least 1000. */
   tools?: { [toolName: string]: { thresholdTokens: number } };
   /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
@@ -167,10 +174,25 @@ export class ToolOutputOffload implements Middleware {
     context: HookContext,
   ): Promise<{ update: Record<string, SettleTurns> } | undefined> {
     const turns = unsettledTurns(context.state[offloadKey]).filter((turn) => turn !== context.turnId);
-    if (turns.length > 0) return { update: { [offloadKey]: { type: 'settle', turns } } };
+    const expireBefore = await this.#expiryDue(context.threadId, turns.length > 0);
+    if (turns.length > 0 || expireBefore !== undefined) {
+      const expiry = expireBefore === undefined ? {} : { expireBefore };
+      return { update: { [offloadKey]: { type: 'settle', turns, ...expiry } } };
+    }
     // Nothing to settle (no state change, no event): only the sweep of orphans.
     await this.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
     return undefined;
+  }
+
+  /**
+   * The age limit as of now when `maxAgeMs` is set and the turn's update is due anyway, or when one
+   * of the thread's entries is past it (so a turn with nothing to expire writes no update).
+   */
+  async #expiryDue(threadId: string, updating: boolean): Promise<number | undefined> {
+    const { expireBefore } = expiryOf(this.limits.maxAgeMs);
+    if (expireBefore === undefined || updating) return expireBefore;
+    const entries = await this.store.list(threadId);
+    return entries.some((entry) => entry.createdAt < expireBefore) ? expireBefore : undefined;
   }
 
   /**

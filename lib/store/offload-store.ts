@@ -18,7 +18,7 @@ export interface StoredResultInfo {
   preview: string;
 }
 
-export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'cleared';
+export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
 
 export interface EvictionRecord {
   threadId: string;
@@ -108,8 +108,15 @@ export type StoreChange =
       turnId?: string;
       maxTotalBytes: number;
       seen?: SeenDetails;
+      /**
+       * The age limit: entries created (`createdAt`) before this time are evicted first, in the same
+       * transaction (reason 'expired'), texts and all, so no Block brings them back. Default: none.
+       */
+      expireBefore?: number;
     }
-  | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' };
+  | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' }
+  /** Evicts the thread's entries created before `before` (reason 'expired'), texts and all. */
+  | { type: 'expire'; threadId: string; before: number };
 
 export interface AppliedChange {
   stored: string[];
@@ -192,7 +199,7 @@ export interface OffloadStore {
   /** Writes a result's text where no reader sees it yet; may throw QuotaExceededError (S3). */
   stage(result: StagedResult): Promise<void>;
   /**
-   * Makes a staged result live, or drops entries. A commit replaces the key's own older entry
+   * Makes a staged result live, drops entries, or expires them. A commit replaces the key's own older entry
    * (reason 'replaced') and evicts the oldest (reason 'bound') until the thread fits maxTotalBytes.
    * A commit whose staged text is missing (already committed, or never staged) changes nothing.
    * A commit refused for a full quota is retried after evicting the thread's oldest entry (reason

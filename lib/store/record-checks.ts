@@ -18,7 +18,7 @@ const positive = (value: unknown) => count(value) && (value as number) >= 1;
 const time = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 const flag = (value: unknown) => typeof value === 'boolean';
 const counts = (value: unknown) => Array.isArray(value) && value.every(count);
-const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'cleared']);
+const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
 
 const infoFields: FieldCheck[] = [
   ['threadId', 'a non-empty string', name],

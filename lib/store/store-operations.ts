@@ -1,7 +1,6 @@
 import { checkInteger, quoteForMessage } from '../checks.js';
 import type {
   AppliedChange,
-  EvictionReason,
   EvictionRecord,
   SeenResult,
   SettleOptions,
@@ -10,17 +9,12 @@ import type {
   StoreEvent,
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
+import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
 import { isQuotaError } from './store-failures.js';
-import {
-  type EntryRecord,
-  newTextId,
-  type StagedRecord,
-  type StoreTx,
-  type ThreadRecord,
-  type UndoRecord,
-} from './store-records.js';
+import { newTextId, type StagedRecord, type StoreTx, type UndoRecord } from './store-records.js';
 import { chunkText } from './text-chunks.js';
-import { holdToBound, rebuiltThread } from './thread-record.js';
+import { ThreadChange } from './thread-change.js';
+import { holdToBound } from './thread-record.js';
 
 /**
  * The store's rules, written once over `StoreTx` so the memory and IndexedDB stores behave the
@@ -65,92 +59,6 @@ export async function stageResult(tx: StoreTx, result: StagedResult, chunkChars:
   if (earlier) await tx.deleteText(earlier.textId);
 }
 
-/**
- * The running state of one operation on one thread. Writes are issued without waiting for each
- * (a store runs them in order, and later reads see them); `finish` waits for them all.
- */
-class ThreadChange {
-  readonly events: StoreEvent[] = [];
-  readonly evicted: EvictionRecord[] = [];
-  readonly stored: string[] = [];
-  readonly #writes: Promise<unknown>[] = [];
-
-  constructor(
-    readonly tx: StoreTx,
-    readonly thread: ThreadRecord,
-    readonly undo: UndoRecord | undefined,
-    readonly now: number,
-  ) {}
-
-  static async open(tx: StoreTx, threadId: string, turnId: string | undefined, now: number) {
-    const [thread, undo] = await Promise.all([
-      tx.thread(threadId),
-      turnId === undefined ? undefined : tx.undo(threadId, turnId),
-    ]);
-    return new ThreadChange(
-      tx,
-      thread ?? (await rebuiltThread(tx, threadId)),
-      turnId === undefined ? undefined : (undo ?? { threadId, turnId, steps: [] }),
-      now,
-    );
-  }
-
-  write(request: Promise<unknown>): void {
-    // A failed write fails `finish` (or the transaction, first); never an unhandled rejection meanwhile.
-    request.catch(() => {});
-    this.#writes.push(request);
-  }
-
-  /** Takes a live entry out. Its text stays for undo, unless `deleteText` or the change cannot be undone. */
-  evict(entry: EntryRecord, reason: EvictionReason, turnId: string, deleteText = false): void {
-    this.write(this.tx.deleteEntry(entry.threadId, entry.key));
-    this.thread.totalBytes -= entry.bytes;
-    this.thread.entries -= 1;
-    const { threadId, key, path, bytes, toolName } = entry;
-    const logged = { threadId, key, path, bytes, at: this.now, toolName };
-    this.write(this.tx.addEviction({ ...logged, reason, turnId, seq: entry.seq }));
-    this.evicted.push({ ...logged, reason });
-    if (deleteText || !this.undo) this.write(this.tx.deleteText(entry.textId));
-    else this.undo.steps.push({ kind: 'evicted', entry });
-    this.events.push({ type: 'evicted', threadId: entry.threadId, key: entry.key, totalBytes: 0 });
-  }
-
-  add(entry: EntryRecord, event: 'stored' | 'restored'): void {
-    this.write(this.tx.putEntry(entry));
-    this.thread.totalBytes += entry.bytes;
-    this.thread.entries += 1;
-    this.events.push({ type: event, threadId: entry.threadId, key: entry.key, totalBytes: 0 });
-  }
-
-  /**
-   * No readable entry is left to evict: whatever the total still counts was unreadable (skipped
-   * and reported), so the thread holds nothing.
-   */
-  nothingLeft(): void {
-    this.thread.totalBytes = 0;
-    this.thread.entries = 0;
-  }
-
-  /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
-  async finish(): Promise<AppliedChange> {
-    this.write(this.tx.putThread(this.thread));
-    if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId));
-    if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
-    await Promise.all(this.#writes);
-    for (const event of this.events) event.totalBytes = this.thread.totalBytes;
-    return this.summary();
-  }
-
-  summary(): AppliedChange {
-    return {
-      stored: this.stored,
-      evicted: this.evicted,
-      totalBytes: this.thread.totalBytes,
-      entries: this.thread.entries,
-    };
-  }
-}
-
 /** A thread keeps the seen records (A1, A2) of at least its newest this many results. */
 export const seenPerThread = 10_000;
 
@@ -161,6 +69,7 @@ export async function commit(
 ): Promise<Outcome<AppliedChange>> {
   const { threadId, key, turnId, seen } = change;
   checkBound('commit', change.maxTotalBytes);
+  if (change.expireBefore !== undefined) checkExpireBefore('commit', change.expireBefore);
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
   const [run, staged, live, oldestBefore, seenBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
@@ -169,26 +78,37 @@ export async function commit(
     tx.oldestEntry(threadId),
     seen ? tx.seen(threadId, key) : undefined,
   ]);
+  const logTurn = turnId ?? '';
+  // The age limit first, in this same transaction: whatever else happens, nothing older is kept.
+  const expired =
+    change.expireBefore === undefined ? new Set<string>() : await evictExpired(run, change.expireBefore, logTurn);
+  const expiredOnly = async () => ({
+    value: expired.size > 0 ? await run.finish() : run.summary(),
+    events: run.events,
+  });
   if (seenBefore) {
     // Offered again (or twice at once): the first commit stored it; this copy goes, nothing else changes.
     if (staged) await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
-    return { value: run.summary(), events: [] };
+    return expiredOnly();
   }
-  if (!staged) return { value: run.summary(), events: [] };
+  if (!staged) return expiredOnly();
   const maxTotalBytes = holdToBound(run.thread, change.maxTotalBytes);
   if (staged.bytes > maxTotalBytes) {
-    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId), tx.putThread(run.thread)]);
+    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
+    const { value, events } = await expiredOnly();
+    if (expired.size === 0) await tx.putThread(run.thread);
     const lower =
       maxTotalBytes < change.maxTotalBytes ? ', the smallest bound of the agents writing to the thread' : '';
     const error = new RangeError(
       `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}${lower}); it was not stored`,
     );
-    return { value: run.summary(), events: [], error };
+    return { value, events, error };
   }
-  const logTurn = turnId ?? '';
-  if (live) run.evict(live, 'replaced', logTurn);
-  // Still the oldest unless it was the entry just replaced.
-  let oldest = oldestBefore?.key === live?.key ? undefined : oldestBefore;
+  const liveNow = live && !expired.has(live.key) ? live : undefined;
+  if (liveNow) run.evict(liveNow, 'replaced', logTurn);
+  // Still the oldest unless it was the entry just replaced or it expired.
+  let oldest =
+    oldestBefore && (oldestBefore.key === live?.key || expired.has(oldestBefore.key)) ? undefined : oldestBefore;
   while (run.thread.totalBytes + staged.bytes > maxTotalBytes) {
     oldest ??= await tx.oldestEntry(threadId);
     if (!oldest) {
@@ -221,12 +141,13 @@ export async function readSeen(tx: StoreTx, threadId: string, key: string): Prom
   return entry?.seq === seen.seq ? { ...details, preview: entry.preview } : details;
 }
 
-/** Applies a commit or a drop; anything else is a TypeError naming what came. */
+/** Applies a commit, a drop or an expiry; anything else is a TypeError naming what came. */
 export function applyChange(tx: StoreTx, change: StoreChange, now: number): Promise<Outcome<AppliedChange>> {
   if (change?.type === 'commit') return commit(tx, change, now);
   if (change?.type === 'drop') return drop(tx, change, now);
+  if (change?.type === 'expire') return expire(tx, change, now);
   throw new TypeError(
-    `apply: change.type must be 'commit' or 'drop', got ${quoteForMessage((change as { type?: unknown })?.type)}`,
+    `apply: change.type must be 'commit', 'drop' or 'expire', got ${quoteForMessage((change as { type?: unknown })?.type)}`,
   );
 }
 

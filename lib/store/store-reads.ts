@@ -17,8 +17,15 @@ const reasonInWords: Record<EvictionReason, string> = {
   summarized: 'because a summary now covers the conversation that produced it',
   blocked: 'because the turn that stored it was blocked by an output check',
   replaced: 'because a rerun of the same call replaced it',
+  expired: 'because it expired: it was older than the age limit (maxAgeMs)',
   cleared: "because the thread's stored results were cleared (clearThread)",
 };
+
+/** A logged time as ISO 8601; as the number when it is past what a Date holds (a record is input too). */
+function timeInWords(at: number): string {
+  const date = new Date(at);
+  return Number.isNaN(date.getTime()) ? `${at} ms` : date.toISOString();
+}
 
 /** Lines [offset, offset + limit) as `readLines` promises them; `limit` undefined reads to the end. */
 export function checkLineRange(offset: unknown, limit: unknown): void {
@@ -90,7 +97,8 @@ async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<
   }
   const eviction = await tx.lastEviction(threadId, key);
   if (eviction) {
-    return new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.`);
+    const when = eviction.reason === 'expired' ? ` It was evicted at ${timeInWords(eviction.at)}.` : '';
+    return new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.${when}`);
   }
   return new BackendError('not-found', `${key} not found: no result was stored under this key in thread ${threadId}.`);
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
+import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import {
   button,
@@ -144,6 +145,27 @@ describe('a selected entry', () => {
     expect(button(view, 'Next page').disabled).toBe(true);
     button(view, 'Previous page').click();
     await until(() => expect(view.all('.ln')[0]!.textContent).toBe('19001'));
+  });
+
+  it('shows a result the age limit (maxAgeMs) evicted as expired, and why when it is opened', async () => {
+    const store = new MemoryOffloadStore();
+    const day = 24 * 60 * 60 * 1000;
+    await put(store, 'chat-1', 'old', 'o'.repeat(2000), { createdAt: Date.now() - 2 * day });
+    await put(store, 'chat-1', 'new', 'n'.repeat(2000));
+    const offload = new ToolOutputOffload({ store, maxAgeMs: day });
+    // The thread's next update (here an adapter's call, kept whole) expires what is over a day old.
+    await offload.offloadResult({ threadId: 'chat-1', callId: 'c1', toolName: 'echo', content: 'short' });
+    const view = mount({ store });
+    await until(() => expect(view.paths()).toEqual(['/large_tool_results/new']));
+    button(view, 'Evictions (1)').click();
+    await until(() => expect(view.all('.timeline li')).toHaveLength(1));
+    const event = view.one('.timeline li');
+    expect(event.querySelector('.reason')!.textContent).toBe('expired');
+    expect(event.querySelector('.reason')!.classList.contains('reason-expired')).toBe(true);
+    expect(event.textContent).toContain('/large_tool_results/old');
+    event.querySelector('button')!.click();
+    await until(() => expect(view.one('[role="alert"]').textContent).toMatch(/old was evicted because it expired/));
+    expect(view.one('.facts').textContent).toContain('evicted (expired)');
   });
 
   it("shows the store's message when an evicted entry is opened from the timeline", async () => {

@@ -41,6 +41,13 @@ describe('ToolOutputOffload options (O10)', () => {
     [{ previewLines: 2.5 }, /previewLines .*got 2.5/],
     [{ previewTailLines: -1 }, /previewTailLines must be an integer of at least 0, got -1/],
     [{ previewTailLines: 1.5 }, /previewTailLines .*got 1.5/],
+    [{ maxAgeMs: 0 }, /ToolOutputOffload: maxAgeMs must be an integer from 1 to 315360000000, got 0/],
+    [{ maxAgeMs: -1000 }, /maxAgeMs .*got -1000/],
+    [{ maxAgeMs: 1.5 }, /maxAgeMs .*got 1.5/],
+    [{ maxAgeMs: Number.NaN }, /maxAgeMs .*got NaN/],
+    [{ maxAgeMs: Number.POSITIVE_INFINITY }, /maxAgeMs .*got Infinity/],
+    [{ maxAgeMs: '86400000' }, /maxAgeMs .*got "86400000"/],
+    [{ maxAgeMs: 315_360_000_001 }, /maxAgeMs .*from 1 to 315360000000, got 315360000001/],
     [
       { tools: { fetch_page: { thresholdTokens: 999 } } },
       /tools\["fetch_page"\].thresholdTokens must be an integer of at least 1000, got 999/,
@@ -69,6 +76,10 @@ describe('ToolOutputOffload options (O10)', () => {
       previewTailLines: 0,
     });
     expect(offload.tools).toEqual({ fetch_page: { thresholdTokens: 1000 } });
+    // maxAgeMs: off unless given; from 1 ms to ten years.
+    expect(new ToolOutputOffload({ maxAgeMs: 1 }).limits.maxAgeMs).toBe(1);
+    expect(new ToolOutputOffload({ maxAgeMs: 315_360_000_000 }).limits.maxAgeMs).toBe(315_360_000_000);
+    expect(new ToolOutputOffload({ maxAgeMs: undefined }).limits).not.toHaveProperty('maxAgeMs');
     expect(new ToolOutputOffload({ maxResultBytes: 4096, maxTotalBytes: 4096 }).limits.maxResultBytes).toBe(4096);
   });
 
