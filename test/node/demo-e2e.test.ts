@@ -166,7 +166,7 @@ describe.each([
 describe('the demo with an OpenAI-compatible endpoint (a fake one, by route interception)', () => {
   it('offloads through the real adapter; HTTP errors and malformed replies fail the run clearly and lose nothing', async () => {
     const page = await openDemo();
-    const bodies: Array<{ messages: Array<{ role: string; content: unknown }> }> = [];
+    const bodies: Array<{ stream?: boolean; messages: Array<{ role: string; content: unknown }> }> = [];
     const headers: Array<Record<string, string>> = [];
     const replies: Array<(route: Route) => Promise<void>> = [
       (route) =>
@@ -189,8 +189,18 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
             ],
           },
         }),
+      // Streamed, as the demo asks: two text deltas over server-sent events.
       (route) =>
-        route.fulfill({ json: { choices: [{ message: { role: 'assistant', content: 'Read the preview.' } }] } }),
+        route.fulfill({
+          contentType: 'text/event-stream',
+          body: [
+            ...['Read the ', 'preview.'].map((content) => ({ choices: [{ index: 0, delta: { content } }] })),
+            { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+          ]
+            .map((event) => `data: ${JSON.stringify(event)}\n\n`)
+            .concat('data: [DONE]\n\n')
+            .join(''),
+        }),
       (route) => route.fulfill({ status: 500, body: 'upstream exploded' }),
       (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<html>proxy login</html>' }),
       (route) => route.fulfill({ json: { choices: [{ message: { role: 'assistant', content: 'Back again.' } }] } }),
@@ -211,6 +221,8 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
     await send(page, 'Check the API reference');
     await page.getByText('Read the preview.').waitFor();
     expect(headers[0]!.authorization).toBe('Bearer sk-demo-key');
+    // The demo asks for a stream; a server answering whole (the first reply) is read as well.
+    expect(bodies.map((body) => body.stream)).toEqual([true, true]);
     // The 800 KB page went to the store: the next request carries only its preview.
     const toolMessage = bodies[1]!.messages.find((m) => m.role === 'tool')!;
     expect(String(toolMessage.content)).toMatch(/^\[Stored tool result\][\s\S]*Path: \/large_tool_results\//);
