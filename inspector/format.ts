@@ -28,6 +28,11 @@ export function formatCount(count: unknown): string {
   return isFiniteNumber(count) ? numbers.format(count) : MISSING;
 }
 
+/** A count with its noun: "1 eviction", "2 evictions", "1,000 entries". */
+export function formatCountOf(count: number, one: string, many: string): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
 /** A time a Date can hold (±8.64e15 ms), else undefined: `new Date(NaN).toISOString()` throws. */
 function validDate(at: unknown): Date | undefined {
   if (!isFiniteNumber(at)) return undefined;

@@ -3,7 +3,7 @@ import { Boundary } from './boundary.js';
 import { EntryDetail, type Selected } from './entry-detail.js';
 import { EntryList } from './entry-list.js';
 import { EvictionList, FailureList, UnreadableList } from './eviction-list.js';
-import { clip, formatCount } from './format.js';
+import { clip, formatCount, formatCountOf } from './format.js';
 import { Gauges } from './gauge.js';
 import { OriginStorage } from './origin-storage.js';
 import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './records.js';
@@ -104,7 +104,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
           <h2>Tool output offload</h2>
           <span class="muted">
             {snapshot
-              ? `${formatCount(snapshot.entries.length)} entries · ${formatCount(snapshot.evictions.length)} evictions`
+              ? `${formatCountOf(snapshot.entries.length, 'entry', 'entries')} · ${formatCountOf(snapshot.evictions.length, 'eviction', 'evictions')}`
               : 'loading…'}{' '}
             · {label}
           </span>

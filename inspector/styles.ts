@@ -77,7 +77,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .tabs [role="tab"][aria-selected="true"] { background: var(--bg-active); font-weight: 600; }
 .body { flex: 1; min-height: 0; display: flex; }
 .body > * { min-width: 0; }
-.tabpanel { flex: 1 1 40%; display: flex; flex-direction: column; min-height: 0; }
+.tabpanel { flex: 1 1 40%; display: flex; flex-direction: column; min-height: 0; container: list / inline-size; }
 .detail { flex: 1 1 60%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
   container: detail / inline-size; }
 /* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */
@@ -85,15 +85,21 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
   .has-detail .tabs, .has-detail .tabpanel, .has-detail .gauges { display: none; }
   .detail { border-left: none; }
 }
+/* Qualified so it outranks the side-by-side .panes rule below it. */
 @container detail (max-width: 440px) {
-  .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
-  .pane + .pane { border-left: none; }
+  .detail .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
+  .detail .pane + .pane { border-left: none; }
 }
 .scroller { flex: 1; overflow: auto; min-height: 0; }
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
-.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1.2fr) minmax(5em, 1.2fr) 9.5em 6.5em 3.5em 4.5em; }
+.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1.2fr) minmax(5em, 1.2fr) 11em 6.5em 3.5em 4.5em; }
+/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */
+@container list (max-width: 640px) {
+  .cols { grid-template-columns: minmax(6em, 1fr) minmax(7em, 0.5fr) 11em; }
+  .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
+}
 th, td { padding: 0; text-align: left; font-weight: normal; }
 .head { display: block; position: sticky; top: 0; z-index: 1; height: ${ROW_HEIGHT}px; background: var(--bg-alt);
   border-bottom: 1px solid var(--border); }
@@ -127,8 +133,14 @@ pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family:
 .ln { flex: none; width: 4.5em; padding-right: 8px; text-align: right; color: var(--fg-muted); user-select: none; }
 .lt { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .timeline { list-style: none; margin: 0; padding: 0 8px; overflow: auto; flex: 1; min-height: 0; }
-.event { display: grid; grid-template-columns: 5.5em 6.5em 1fr 6em; gap: 8px; padding: 4px 0; border-bottom: 1px solid var(--border);
+.event { display: grid; grid-template-columns: 5.5em 6.5em minmax(0, 1fr) 6em; gap: 8px; padding: 4px 0; border-bottom: 1px solid var(--border);
   align-items: baseline; }
+.event > * { overflow-wrap: anywhere; }
+/* Narrow: time, reason and size on one line, what it was about whole below them. */
+@container list (max-width: 480px) {
+  .event { grid-template-columns: auto 1fr auto; gap: 2px 8px; }
+  .event > :nth-child(3) { grid-row: 2; grid-column: 1 / -1; }
+}
 .event button { border: none; background: transparent; padding: 0; text-align: left; font-family: var(--mono);
   font-size: 12px; overflow-wrap: anywhere; min-height: 0; }
 .event button:hover { text-decoration: underline; }

@@ -171,6 +171,7 @@ describe('a selected entry', () => {
   it("shows the store's message when an evicted entry is opened from the timeline", async () => {
     const view = mount({ store: await sampleStore() });
     await until(() => expect(view.paths()).toHaveLength(3));
+    expect(view.one('.title').textContent).toContain('3 entries · 1 eviction ·');
     button(view, 'Evictions (1)').click();
     await until(() => expect(view.all('.timeline li')).toHaveLength(1));
     const event = view.one('.timeline li');
@@ -206,6 +207,7 @@ describe('a selected entry', () => {
       },
     });
     await until(() => expect(button(view, 'Evictions (2)')).toBeTruthy());
+    expect(view.one('.title').textContent).toContain('0 entries · 2 evictions ·');
     button(view, 'Evictions (2)').click();
     await until(() => expect(view.all('.timeline li')).toHaveLength(2));
     const [oddRow, oldRow] = view.all('.timeline li');
