@@ -224,6 +224,11 @@ export function storeContract(name: string, stores: ContractStores): void {
           ['k3', 'blocked', 'read_file'],
           ['k1', 'summarized', 'fetch_page'],
         ]);
+        const expired = await store.apply({ type: 'expire', threadId: 'a', before: Date.now() + 60_000 });
+        expect(expired.evicted.map((e) => [e.key, e.reason, e.toolName]).sort()).toEqual([
+          ['k2', 'expired', 'search_again'],
+          ['k4', 'expired', 'list_dir'],
+        ]);
         await store.clearThread('a');
         expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
           ['k3', 'cleared', 'read_file'],
