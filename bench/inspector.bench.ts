@@ -68,7 +68,13 @@ it('inspector-1k-threads-first-render-ms and its longest task', async () => {
       value: measured.longestTask,
       unit: 'ms',
       goal: '<= 50',
-      detail: `the longest main-thread task from mountInspector until the gauges in view show their totals, the longest over ${RUNS} mounts ('longtask' entries: ${measured.longTasks}; a timer chain for shorter tasks)`,
+      // The longest of all mounts, as measured: a stall of the machine during a mount is not told apart
+      // from the panel's own work here, hence the median, the count over 50 ms and the idle floor beside it.
+      detail:
+        `the longest main-thread task from mountInspector until the gauges in view show their totals, the longest over ${RUNS} mounts ` +
+        `('longtask' entries: ${measured.longTasks}; a timer chain for shorter tasks); median of the mounts ${measured.medianLongest} ms, ` +
+        `${measured.mountsOver50} of ${RUNS} over 50 ms; the same probe for as long with nothing running, after each mount: ` +
+        `longest ${measured.idleLongest} ms, median ${measured.idleMedian} ms, ${measured.idleOver50} of ${RUNS} over 50 ms`,
     },
   ]);
 });
