@@ -8,6 +8,7 @@ import {
   type Tool as PackageTool,
   type RunResult,
   type ToolCall,
+  type ToolSpec,
 } from '../lib/index.js';
 import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
 import { runPackageTool } from './package-tool.js';
@@ -65,6 +66,15 @@ function toMessages(prompt: Prompt): Message[] {
   });
 }
 
+/** The tools the SDK offers in this call, as the package's tool specs (a real model must be told them). */
+function toolSpecs(options: CallOptions): ToolSpec[] {
+  return (options.tools ?? []).flatMap((t) =>
+    t.type === 'function'
+      ? [{ name: t.name, description: t.description ?? '', parameters: t.inputSchema as ToolSpec['parameters'] }]
+      : [],
+  );
+}
+
 /** A short random tag: eight hex digits. */
 function randomTag(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -86,7 +96,7 @@ export function asLanguageModel(model: Model): LanguageModelV4 {
       const system = options.prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
       const reply = await modelReply(
         model,
-        { systemPrompt: system, messages: toMessages(options.prompt), tools: [] },
+        { systemPrompt: system, messages: toMessages(options.prompt), tools: toolSpecs(options) },
         { signal: options.abortSignal ?? new AbortController().signal },
       );
       const tag = randomTag();
