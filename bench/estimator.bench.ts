@@ -1,6 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, expect, it } from 'vitest';
-import { estimateTokens } from '../lib/text.js';
+import { estimateTokens } from '../lib/shared/text.js';
 import { estimateTokensByScript } from '../lib/tokens/estimate-by-script.js';
 import { corpusClasses, corpusText } from './estimator-corpus.js';
 import { type BenchResult, record, timed } from './record.js';

@@ -1,7 +1,7 @@
 import { type InspectableStore, mountInspector } from '../inspector/index.js';
+import { utf8Bytes } from '../lib/shared/text.js';
 import { MemoryOffloadStore } from '../lib/store/memory-store.js';
 import type { StoredResultInfo } from '../lib/store/offload-store.js';
-import { utf8Bytes } from '../lib/text.js';
 
 /**
  * `inspector-10k-first-render-ms` (goal ≤ 150): from `mountInspector` to the first rendered rows

@@ -1,7 +1,7 @@
 import { mountInspector } from '../inspector/index.js';
+import { utf8Bytes } from '../lib/shared/text.js';
 import { MemoryOffloadStore } from '../lib/store/memory-store.js';
 import type { StagedResult } from '../lib/store/offload-store.js';
-import { utf8Bytes } from '../lib/text.js';
 import { blockingWhile, longest } from './blocking.js';
 import { median } from './record.js';
 

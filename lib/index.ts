@@ -1,11 +1,10 @@
-export {
-  type Backend,
-  BackendError,
-  type FileInfo,
-  type GrepMatch,
-  type GrepMatches,
-  type GrepOptions,
-  type GrepStop,
+export type {
+  Backend,
+  FileInfo,
+  GrepMatch,
+  GrepMatches,
+  GrepOptions,
+  GrepStop,
 } from './backends/backend.js';
 export { CompositeBackend } from './backends/composite-backend.js';
 export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
@@ -18,6 +17,7 @@ export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
 export type { RunEvent } from './runtime/events.js';
+export { IndexedDbCheckpointer } from './runtime/indexeddb-checkpointer.js';
 export type { AssistantMessage, ContentPart, MediaPart, Message, TextPart, ToolCall } from './runtime/messages.js';
 export {
   type Block,
@@ -41,7 +41,8 @@ export { modelReply, type StreamEvent, type StreamListener } from './runtime/mod
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
 export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
-export { IndexedDbCheckpointer } from './store/indexeddb-checkpointer.js';
+export { BackendError, type BackendErrorCode } from './shared/errors.js';
+export { estimateTokens } from './shared/text.js';
 export { IndexedDbOffloadStore } from './store/indexeddb-store.js';
 export { MemoryOffloadStore } from './store/memory-store.js';
 export type {
@@ -63,6 +64,5 @@ export {
   type SummarizationEvent,
   type SummarizationOptions,
 } from './summarization/summarization.js';
-export { estimateTokens } from './text.js';
 export { estimateTokensByScript } from './tokens/estimate-by-script.js';
 export type { EstimateTokens } from './tokens/token-measure.js';

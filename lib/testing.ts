@@ -1,7 +1,7 @@
-import { isRecord } from './checks.js';
 import { RunAborted } from './runtime/failure.js';
 import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } from './runtime/model.js';
 import { isModelStream, replyShape } from './runtime/model-stream.js';
+import { isRecord } from './shared/checks.js';
 
 /** A reply, a stream of parts, or a function of the request giving either. */
 export type ScriptedStep =

@@ -68,18 +68,6 @@ export interface Backend {
   lineCount?(path: string): Promise<number>;
 }
 
-export type BackendErrorCode = 'not-found' | 'evicted' | 'read-only' | 'invalid-path' | 'invalid-argument';
-
-export class BackendError extends Error {
-  override readonly name = 'BackendError';
-  constructor(
-    readonly code: BackendErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const backendMethods = ['ls', 'read', 'grep', 'glob', 'write', 'edit'] as const;
 
 /** Whether `value` has every method of a Backend (for clear errors when something else is passed). */

@@ -1,6 +1,6 @@
+import { BackendError } from '../shared/errors.js';
 import {
   type Backend,
-  BackendError,
   type FileInfo,
   type GrepMatches,
   type GrepOptions,

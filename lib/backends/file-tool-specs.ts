@@ -1,7 +1,8 @@
-import { checkInteger, quoteForMessage } from '../checks.js';
 import type { JsonSchema } from '../runtime/model.js';
-import { countLines, cutLine, excerptAround, splitLines, utf8Bytes } from '../text.js';
-import { type Backend, BackendError, type FileInfo, type GrepMatch, type GrepMatches } from './backend.js';
+import { checkInteger, quoteForMessage } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
+import { countLines, cutLine, excerptAround, splitLines, utf8Bytes } from '../shared/text.js';
+import type { Backend, FileInfo, GrepMatch, GrepMatches } from './backend.js';
 import { defaultMaxLines, longLineChars, longMatchChars } from './grep-search.js';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { normalizePath } from './paths.js';

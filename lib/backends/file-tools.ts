@@ -1,6 +1,7 @@
 import { ToolOutcome } from '../runtime/outcome.js';
 import type { Tool, ToolContext } from '../runtime/tool.js';
-import { type Backend, BackendError, isBackend } from './backend.js';
+import { BackendError } from '../shared/errors.js';
+import { type Backend, isBackend } from './backend.js';
 // `tool` that also marks each tool made here, so the offload caps their results rather than storing them (O11).
 import { fileTool } from './file-tool-marker.js';
 import { type FileToolSpecOptions, fileToolSpecs } from './file-tool-specs.js';

@@ -1,4 +1,4 @@
-import { BackendError } from './backend.js';
+import { BackendError } from '../shared/errors.js';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { baseName, isWithin, quoteForMessage, relativeTo } from './paths.js';
 

@@ -1,8 +1,9 @@
 // One grep call's work: every line of every file searched is matched once, on RE2, in slices that
 // give the page back between them, within limits on the lines scanned, the matches kept and the
 // matching work, so no pattern and no amount of stored text can freeze the page.
-import { checkInteger } from '../checks.js';
-import { BackendError, type GrepMatch, type GrepMatches, type GrepOptions, type GrepStop } from './backend.js';
+import { checkInteger } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
+import type { GrepMatch, GrepMatches, GrepOptions, GrepStop } from './backend.js';
 import type { LinearRegex } from './linear-regex.js';
 import { nextTask } from './next-task.js';
 

@@ -1,8 +1,8 @@
 // Model-chosen patterns run on RE2 (re2js, pure JS, no eval): matching takes time linear in the text,
 // so no pattern can make a search backtrack for hours (`(a+)+$` over 'aaaa…b' is as fast as 'a').
 import { RE2JS } from 're2js';
-import { quoteForMessage } from '../checks.js';
-import { BackendError } from './backend.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
 
 /**
  * The most RE2 instructions a pattern may compile to. Matching costs about this many steps per

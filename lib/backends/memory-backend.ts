@@ -1,5 +1,6 @@
-import { countLines, utf8Bytes } from '../text.js';
-import { type Backend, BackendError, type FileInfo, type GrepMatches, type GrepOptions } from './backend.js';
+import { BackendError } from '../shared/errors.js';
+import { countLines, utf8Bytes } from '../shared/text.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions } from './backend.js';
 import { fileFilter, globMatcher } from './glob.js';
 import { GrepSearch } from './grep-search.js';
 import { compileLinearRegex } from './linear-regex.js';

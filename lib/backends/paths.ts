@@ -1,5 +1,5 @@
-import { quoteForMessage } from '../checks.js';
-import { BackendError } from './backend.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
 
 /** The longest path a backend accepts, in characters. */
 export const maxPathLength = 4096;

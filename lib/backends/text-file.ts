@@ -1,8 +1,9 @@
 // The per-file halves of the Backend contract, shared by every backend that holds whole texts
 // (MemoryBackend, the offload's read-only backend), so they read and search alike.
-import { checkInteger } from '../checks.js';
-import { countLines, sliceLines } from '../text.js';
-import { type Backend, BackendError } from './backend.js';
+import { checkInteger } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
+import { countLines, sliceLines } from '../shared/text.js';
+import type { Backend } from './backend.js';
 
 export interface ReadOptions {
   offset?: number;

@@ -1,7 +1,7 @@
-import { errorMessage } from '../runtime/failure.js';
 import { type ContentPart, isTextPart, joinText, type Message, type ToolCall } from '../runtime/messages.js';
 import type { ModelOutput, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
-import { cutToChars } from '../text.js';
+import { errorMessage } from '../shared/errors.js';
+import { cutToChars } from '../shared/text.js';
 import { openAIStreamParts, parseArgs } from './openai-stream.js';
 
 export interface OpenAICompatibleModelOptions {

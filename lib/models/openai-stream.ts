@@ -1,5 +1,5 @@
-import { isRecord } from '../checks.js';
 import type { ModelStreamPart } from '../runtime/model.js';
+import { isRecord } from '../shared/checks.js';
 import { serverSentEvents } from './server-sent-events.js';
 
 /** A tool call as its deltas arrived so far, by its index in the reply. */

@@ -1,4 +1,4 @@
-import { cutToChars } from '../text.js';
+import { cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** The most characters a text may have to be within `thresholdTokens` estimated tokens (four characters a token). */

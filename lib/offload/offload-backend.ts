@@ -1,9 +1,10 @@
-import { type Backend, BackendError, type FileInfo, type GrepMatches, type GrepOptions } from '../backends/backend.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
 import { GrepSearch } from '../backends/grep-search.js';
 import { compileLinearRegex } from '../backends/linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
 import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
+import { BackendError } from '../shared/errors.js';
 import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
 import { isValidResultKey, offloadMount } from './result-path.js';
 

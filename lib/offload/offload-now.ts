@@ -1,6 +1,6 @@
-import { checkThreadId, quoteForMessage } from '../checks.js';
 import type { ContentPart } from '../runtime/messages.js';
 import { joinText, toContent } from '../runtime/messages.js';
+import { checkThreadId, quoteForMessage } from '../shared/checks.js';
 import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
 import { isOverThreshold } from './cut.js';
 import {

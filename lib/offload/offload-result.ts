@@ -1,7 +1,7 @@
 import type { ContentPart } from '../runtime/messages.js';
 import { isTextPart, joinText, toContent } from '../runtime/messages.js';
+import { cutToBytes, utf8Bytes } from '../shared/text.js';
 import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
-import { cutToBytes, utf8Bytes } from '../text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote, isOverThreshold } from './cut.js';
 import type { OffloadLimits } from './options.js';

@@ -1,4 +1,4 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../shared/checks.js';
 
 /** The numeric limits of a ToolOutputOffload, checked once in its constructor (O10). */
 export interface OffloadLimits {

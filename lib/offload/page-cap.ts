@@ -1,4 +1,4 @@
-import { cutToChars } from '../text.js';
+import { cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import { isOverThreshold } from './cut.js';
 

@@ -1,4 +1,4 @@
-import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../text.js';
+import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */

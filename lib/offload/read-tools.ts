@@ -1,8 +1,8 @@
 import type { Backend } from '../backends/backend.js';
 import { fileToolSpecs, readToolNames } from '../backends/file-tool-specs.js';
-import { errorMessage } from '../runtime/failure.js';
 import type { JsonSchema } from '../runtime/model.js';
 import { argumentError } from '../runtime/validate.js';
+import { errorMessage } from '../shared/errors.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import { capFileToolPage } from './page-cap.js';
 

@@ -1,7 +1,7 @@
-import { isRecord, quoteForMessage } from '../checks.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
+import { isQuotaError } from '../shared/errors.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
-import { isQuotaError } from '../store/store-failures.js';
 import type { PendingCommits, StagedDetails } from './pending-commits.js';
 import { reportStoreFailure } from './report-failure.js';
 import { resultPath } from './result-path.js';

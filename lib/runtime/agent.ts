@@ -1,7 +1,8 @@
-import { checkInteger, checkThreadId } from '../checks.js';
+import { checkInteger, checkThreadId } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
 import type { RunEventListener } from './events.js';
-import { errorMessage, RunAborted, UsageError } from './failure.js';
+import { RunAborted, UsageError } from './failure.js';
 import { approvalReason, continueTurn, decideApproval, endFailedRun, result, startTurn } from './loop.js';
 import { type ContentPart, type Message, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';

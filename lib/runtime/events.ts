@@ -1,5 +1,5 @@
-import { quoteForMessage } from '../checks.js';
-import { errorMessage } from './failure.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
 
 /**
  * Something that happened during a run, for debugging and for an app's own display. The runtime

@@ -1,3 +1,5 @@
+import { errorMessage } from '../shared/errors.js';
+
 /**
  * Ends the run with status 'failed' and this reason (an exception in a hook, a write outside the
  * middleware's `writes`, a fatal outcome, a bad reply …).
@@ -51,8 +53,4 @@ export async function callHook<T>(where: string, hook: () => T | Promise<T>, sig
 export function asFailure(error: unknown, where: string): Error {
   if (error instanceof RunFailure || error instanceof RunAborted) return error;
   return new RunFailure(`${where} threw: ${errorMessage(error)}`);
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,4 @@
-import { quoteForMessage } from '../checks.js';
+import { quoteForMessage } from '../shared/checks.js';
 
 /** A piece of text in a message or tool result. */
 export type TextPart = { type: 'text'; text: string };

@@ -1,5 +1,6 @@
-import { quoteForMessage } from '../checks.js';
-import { callHook, errorMessage, RunFailure } from './failure.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
+import { callHook, RunFailure } from './failure.js';
 import { randomId } from './ids.js';
 import { type AssistantMessage, type ToolCall, toContent } from './messages.js';
 import type { Middleware } from './middleware.js';

@@ -1,4 +1,4 @@
-import { isRecord, quoteForMessage } from '../checks.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { RunAborted, untilAborted } from './failure.js';
 import type { ToolCall } from './messages.js';
 import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } from './model.js';

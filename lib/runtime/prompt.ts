@@ -1,5 +1,5 @@
-import { quoteForMessage } from '../checks.js';
-import { charsPerToken, cutToChars, estimateTokens } from '../text.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { charsPerToken, cutToChars, estimateTokens } from '../shared/text.js';
 import { callHook, RunFailure } from './failure.js';
 import { type HookContext, isBlock, type Middleware } from './middleware.js';
 

@@ -1,6 +1,7 @@
+import { errorMessage } from '../shared/errors.js';
 import type { Checkpointer } from './checkpoint.js';
 import { type RunEventListener, RunEvents } from './events.js';
-import { errorMessage, RunAborted, RunFailure, untilAborted } from './failure.js';
+import { RunAborted, RunFailure, untilAborted } from './failure.js';
 import { randomId } from './ids.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
 import type { HookContext, Middleware, TurnEnd } from './middleware.js';

@@ -1,4 +1,4 @@
-import { isRecord, quoteForMessage } from '../checks.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
 import type { Message, ToolCall, ToolMessage } from './messages.js';
 
 /** The version of the checkpoint shape below; a checkpoint of another version is refused, never guessed at. */

@@ -1,6 +1,7 @@
-import { quoteForMessage } from '../checks.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
 import type { EventSource } from './events.js';
-import { callHook, errorMessage, RunAborted, RunFailure, untilAborted } from './failure.js';
+import { callHook, RunAborted, RunFailure, untilAborted } from './failure.js';
 import type { ToolCallRequest } from './middleware.js';
 import { isToolOutcome, type ToolOutcome, toOutcome } from './outcome.js';
 import type { Session } from './session.js';

@@ -1,5 +1,5 @@
 import { type OutputUnit, Validator } from '@cfworker/json-schema';
-import { cutToChars } from '../text.js';
+import { cutToChars } from '../shared/text.js';
 import type { Tool } from './tool.js';
 
 /** What a validator needs of a tool: its name (for messages) and its parameters schema. */

@@ -1,5 +1,5 @@
-import { quoteForMessage } from '../checks.js';
-import { IdbConnection } from './indexeddb-connection.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { IdbConnection } from '../shared/indexeddb-connection.js';
 import {
   OFFLOAD_DB_VERSION,
   OFFLOAD_STORES,

@@ -1,4 +1,4 @@
-import { isRecord, quoteForMessage } from '../checks.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
 import type { UnreadableRecord, UnreadableStore } from './offload-store.js';
 import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 

@@ -1,4 +1,4 @@
-import { quoteForMessage } from '../checks.js';
+import { quoteForMessage } from '../shared/checks.js';
 import type { AppliedChange, StoreChange } from './offload-store.js';
 import type { Outcome } from './store-operations.js';
 import type { StoreTx } from './store-records.js';

@@ -1,10 +1,5 @@
-import { quoteForMessage } from '../checks.js';
+import { quoteForMessage } from '../shared/checks.js';
 import type { StoreFailure } from './offload-store.js';
-
-/** A write refused because the origin's storage is full (S3). */
-export function isQuotaError(error: unknown): error is Error {
-  return (error as { name?: unknown } | null)?.name === 'QuotaExceededError';
-}
 
 /** The keys of a thread's recorded failures. */
 export function failedKeysOf(failures: Iterable<StoreFailure>, threadId: string): Set<string> {

@@ -1,4 +1,5 @@
-import { checkInteger, quoteForMessage } from '../checks.js';
+import { checkInteger, quoteForMessage } from '../shared/checks.js';
+import { isQuotaError } from '../shared/errors.js';
 import type {
   AppliedChange,
   EvictionRecord,
@@ -10,7 +11,6 @@ import type {
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
 import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
-import { isQuotaError } from './store-failures.js';
 import { newTextId, type StagedRecord, type StoreTx, type UndoRecord } from './store-records.js';
 import { chunkText } from './text-chunks.js';
 import { ThreadChange } from './thread-change.js';

@@ -1,6 +1,6 @@
-import { BackendError } from '../backends/backend.js';
-import { checkInteger, isRecord, quoteForMessage } from '../checks.js';
-import { sliceLines } from '../text.js';
+import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
+import { BackendError } from '../shared/errors.js';
+import { sliceLines } from '../shared/text.js';
 import type { EvictionReason, HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
 import type { FailedKeys } from './store-operations.js';
 import { byAge, type StagedRecord, type StoreTx, toInfo } from './store-records.js';

@@ -1,4 +1,4 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../shared/checks.js';
 import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo } from './offload-store.js';
 import type { TextLayout } from './text-chunks.js';
 

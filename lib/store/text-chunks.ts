@@ -1,4 +1,4 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../shared/checks.js';
 
 /**
  * Stored texts are kept in chunks, so reading a page of a large result reads only the chunks that

@@ -1,4 +1,4 @@
-import { isRecord } from '../checks.js';
+import { isRecord } from '../shared/checks.js';
 import { type OffloadStoreName, textRange, threadRange } from './indexeddb-schema.js';
 import type { OffloadTransaction } from './indexeddb-tx.js';
 import type { UnreadableRecord } from './offload-store.js';

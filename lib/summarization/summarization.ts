@@ -1,9 +1,9 @@
-import { checkInteger } from '../checks.js';
 import type { RunEvent } from '../runtime/events.js';
-import { errorMessage } from '../runtime/failure.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
+import { checkInteger } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import {
   emptySummarization,

@@ -1,4 +1,4 @@
-import { estimateTokens, utf8Bytes } from '../text.js';
+import { estimateTokens, utf8Bytes } from '../shared/text.js';
 
 /** A synchronous token count of a text: chars/4 by default, estimateTokensByScript, or an exact tokenizer. */
 export type EstimateTokens = (text: string) => number;

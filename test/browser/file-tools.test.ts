@@ -3,7 +3,7 @@ import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
-import { cutToBytes, estimateTokens, utf8Bytes } from '../../lib/text.js';
+import { cutToBytes, estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import { toolContext } from './fixtures/tool-context.js';
 
 const context = toolContext('browser');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend, GrepMatches } from '../../lib/backends/backend.js';
-import { BackendError } from '../../lib/backends/backend.js';
 import { OffloadBackend } from '../../lib/offload/offload-backend.js';
+import { BackendError } from '../../lib/shared/errors.js';
 import type { OffloadStore } from '../../lib/store/offload-store.js';
 import { put } from './store-contract.js';
 

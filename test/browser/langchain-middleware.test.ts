@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { offloadMiddleware } from '../../adapters/langchain/index.js';
 import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
-import { estimateTokens } from '../../lib/text.js';
+import { estimateTokens } from '../../lib/shared/text.js';
 import {
   ask,
   callsFrom,

@@ -4,7 +4,7 @@
 import { AIMessage } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../lib/index.js';
-import { estimateTokens, utf8Bytes } from '../../lib/text.js';
+import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import {
   ask,
   callsFrom,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { ContentPart } from '../../lib/runtime/messages.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
-import { utf8Bytes } from '../../lib/text.js';
 import type { ContractStores } from './store-contract.js';
 
 /**

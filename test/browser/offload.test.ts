@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
+import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import { runTwoAgents } from '../node/fixtures/two-agents.js';
 import { calls, lastToolText, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from '../node/offload-harness.js';
 

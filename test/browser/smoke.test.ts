@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { utf8Bytes } from '../../lib/text.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 
 it('runs in a real browser with IndexedDB', () => {
   expect(typeof indexedDB.open).toBe('function');

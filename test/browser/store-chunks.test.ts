@@ -2,11 +2,11 @@
 // deletes all chunks of a text, and a version 1 database (one value a text) is converted on open.
 import { type DBSchema, openDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdbConnection } from '../../lib/store/indexeddb-connection.js';
+import { IdbConnection } from '../../lib/shared/indexeddb-connection.js';
+import { sliceLines, utf8Bytes } from '../../lib/shared/text.js';
 import type { OffloadDb } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { chunkText, defaultChunkChars } from '../../lib/store/text-chunks.js';
-import { sliceLines, utf8Bytes } from '../../lib/text.js';
 import { integrity } from './fixtures/idb-integrity.js';
 import { snapshot } from './fixtures/idb-snapshot.js';
 import { result } from './fixtures/staged-result.js';

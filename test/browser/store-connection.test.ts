@@ -1,7 +1,7 @@
 import { deleteDB, openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
-import { IndexedDbCheckpointer } from '../../lib/store/indexeddb-checkpointer.js';
-import { IdbConnection } from '../../lib/store/indexeddb-connection.js';
+import { IndexedDbCheckpointer } from '../../lib/runtime/indexeddb-checkpointer.js';
+import { IdbConnection } from '../../lib/shared/indexeddb-connection.js';
 import { OFFLOAD_DB_VERSION } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { put } from './store-contract.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
+import { BackendError } from '../../lib/shared/errors.js';
+import { sliceLines, utf8Bytes } from '../../lib/shared/text.js';
 import type { HeldText, OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
-import { sliceLines, utf8Bytes } from '../../lib/text.js';
 import { result } from './fixtures/staged-result.js';
 
 export { result };

@@ -2,9 +2,9 @@
 // background. A module service worker (served and transformed by vite like any test module) runs an
 // agent on a database; the page opens the same database and checks what it left there.
 import { describe, expect, it } from 'vitest';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
-import { utf8Bytes } from '../../lib/text.js';
 import type { ServiceWorkerJob, ServiceWorkerReply } from './fixtures/store-service-worker.js';
 
 const script = new URL('./fixtures/store-service-worker.ts', import.meta.url);

@@ -1,7 +1,7 @@
 import { type IDBPTransaction, openDB } from 'idb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
 import { OffloadBackend } from '../../lib/offload/offload-backend.js';
+import { BackendError } from '../../lib/shared/errors.js';
 import type { OffloadDb } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { failure } from '../node/backend-failure.js';

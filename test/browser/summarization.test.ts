@@ -1,8 +1,8 @@
 // O7 in Chromium: Summarization + ToolOutputOffload over IndexedDB, in both stack orders.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import { IndexedDbCheckpointer } from '../../lib/runtime/indexeddb-checkpointer.js';
 import { joinText } from '../../lib/runtime/messages.js';
-import { IndexedDbCheckpointer } from '../../lib/store/indexeddb-checkpointer.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { cleanupScenario, type StackOrder } from '../node/summarization-fixtures.js';

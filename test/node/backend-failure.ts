@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
+import { BackendError } from '../../lib/shared/errors.js';
 
 /** The BackendError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
 export async function failure(promise: Promise<unknown>): Promise<BackendError> {

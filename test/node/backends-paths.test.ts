@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BackendError } from '../../lib/backends/backend.js';
 import { fileFilter, globMatcher, globToRegExp } from '../../lib/backends/glob.js';
 import { joinPath, maxPathLength, normalizePath } from '../../lib/backends/paths.js';
+import { BackendError } from '../../lib/shared/errors.js';
 
 function pathError(path: unknown): BackendError {
   try {

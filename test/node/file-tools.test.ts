@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Backend, BackendError } from '../../lib/backends/backend.js';
+import type { Backend } from '../../lib/backends/backend.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
@@ -7,8 +7,9 @@ import { createAgent } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
 import type { Tool, ToolContext } from '../../lib/runtime/tool.js';
+import { BackendError } from '../../lib/shared/errors.js';
+import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens } from '../../lib/text.js';
 import { toolContext } from '../browser/fixtures/tool-context.js';
 
 const context = toolContext;

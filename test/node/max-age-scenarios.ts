@@ -8,9 +8,9 @@ import { joinText } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { ModelRequest } from '../../lib/runtime/model.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import type { StoreChange } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { calls, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';
 import type { HoldingStore, TurnEndStores } from './turn-end-scenarios.js';
 

@@ -3,8 +3,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { failure } from './backend-failure.js';
 import { bigText, storeResult } from './offload-fixtures.js';
 

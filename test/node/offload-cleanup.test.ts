@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { joinText } from '../../lib/runtime/messages.js';
 import type { ModelReply } from '../../lib/runtime/model.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { SummarizationEvent } from '../../lib/summarization/summarization.js';
 import type { ScriptedStep } from '../../lib/testing.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { cleanupAgent, cleanupScenario, pageText, type StackOrder, toolCall } from './summarization-fixtures.js';
 
 const orders: StackOrder[] = ['offload-first', 'summarization-first'];

@@ -5,9 +5,9 @@ import { estimateTokens as charsOver4, estimateTokensByScript } from '../../lib/
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import type { ModelRequest } from '../../lib/runtime/model.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { callTool, hookContext, storeResult, textOf, toolMessage } from './offload-fixtures.js';
 import { recordingSummarizer } from './summarization-fixtures.js';
 

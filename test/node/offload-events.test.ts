@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../lib/runtime/events.js';
 import type { Message } from '../../lib/runtime/messages.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { calls, fakeSummarization, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';
 
 afterEach(() => vi.restoreAllMocks());

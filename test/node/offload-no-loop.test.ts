@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { joinText } from '../../lib/runtime/messages.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens } from '../../lib/text.js';
 import { calls, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';
 
 /** The text of the thread's tool message(s) from tool `name`, in order. */

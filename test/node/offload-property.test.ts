@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import type { StateKey, TurnEnd } from '../../lib/runtime/middleware.js';
+import { cutToBytes, utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { cutToBytes, utf8Bytes } from '../../lib/text.js';
 import { callTool, hookContext } from './offload-fixtures.js';
 import { ReferenceStore } from './offload-reference-model.js';
 

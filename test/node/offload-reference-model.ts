@@ -2,8 +2,9 @@
 // entries in seq order, each turn's undo steps and the eviction log. Any number of writers (agents
 // sharing the store) commit, drop, restore and settle through it by turn id, so what one writer's
 // Block brings back after another writer committed is predicted exactly (O3, O7, O8).
+
+import { utf8Bytes } from '../../lib/shared/text.js';
 import type { EvictionReason } from '../../lib/store/offload-store.js';
-import { utf8Bytes } from '../../lib/text.js';
 
 export interface ModelEntry {
   key: string;

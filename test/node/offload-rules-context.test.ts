@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { isTextPart, type Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
+import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import {
   calls,
   fakeSummarization,

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import type { ModelRequest } from '../../lib/runtime/model.js';
+import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import { calls, lastToolText, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';
 
 describe('O1: a large Success is stored and the model sees a header and the first lines', () => {

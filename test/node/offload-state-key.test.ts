@@ -2,8 +2,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { StateKey } from '../../lib/runtime/middleware.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { failMemoryCommits } from './fixtures/fail-memory-commits.js';
 import { bigText, callTool, hookContext, storeResult } from './offload-fixtures.js';
 

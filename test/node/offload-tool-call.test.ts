@@ -1,8 +1,8 @@
 // wrapToolCall called directly with hand-made contexts: what the model is shown and what is stored.
 import { describe, expect, it, vi } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { estimateTokens, utf8Bytes } from '../../lib/text.js';
 import { bigText, callTool, storeResult, textOf } from './offload-fixtures.js';
 
 const threshold = 1000; // 4000 characters

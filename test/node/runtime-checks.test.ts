@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkInteger, checkThreadId, quoteForMessage } from '../../lib/checks.js';
 import { createAgent } from '../../lib/runtime/agent.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
+import { checkInteger, checkThreadId, quoteForMessage } from '../../lib/shared/checks.js';
 import { scriptedModel } from '../../lib/testing.js';
 
 describe('error wording shared by every layer', () => {

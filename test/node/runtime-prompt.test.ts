@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { composeSystemPrompt, minPromptSectionTokens } from '../../lib/runtime/prompt.js';
+import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { estimateTokens } from '../../lib/text.js';
 import { call, calls, echo, RecordingCheckpointer, say } from './runtime-fixtures.js';
 
 const section = (name: string, text: (step: number) => string | undefined): Middleware => ({

@@ -1,9 +1,9 @@
 // How stored texts are cut into chunks, and which chunks a page of lines needs (lib/store/text-chunks.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { countLines, sliceLines } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { checkChunkChars, chunkSpan, chunkText } from '../../lib/store/text-chunks.js';
-import { countLines, sliceLines } from '../../lib/text.js';
 import { result } from '../browser/fixtures/staged-result.js';
 
 /** Texts with short and long lines, a final newline or not, and characters of every UTF-16 width. */

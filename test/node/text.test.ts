@@ -11,7 +11,7 @@ import {
   sliceLines,
   splitLines,
   utf8Bytes,
-} from '../../lib/text.js';
+} from '../../lib/shared/text.js';
 
 const encoder = new TextEncoder();
 /** Strings mixing ASCII, 2-, 3- and 4-byte characters, lone surrogates and newlines. */

@@ -8,9 +8,9 @@ import { joinText, type Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { utf8Bytes } from '../../lib/shared/text.js';
 import type { HeldText, OffloadStore } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { utf8Bytes } from '../../lib/text.js';
 import { calls, linesOf, offloadAgent, reply } from './offload-harness.js';
 import { type Deferred, deferred } from './runtime-fixtures.js';
 

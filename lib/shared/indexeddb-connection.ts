@@ -7,8 +7,8 @@ import {
   openDB,
   type StoreNames,
 } from 'idb';
-import { quoteForMessage } from '../checks.js';
-import { isQuotaError } from './store-failures.js';
+import { quoteForMessage } from './checks.js';
+import { isQuotaError } from './errors.js';
 
 export interface ConnectionOptions<Schema extends DBSchema> {
   name: string;

@@ -1,7 +1,7 @@
 import type { DBSchema } from 'idb';
-import { checkThreadId } from '../checks.js';
-import type { Checkpointer } from '../runtime/checkpoint.js';
-import { IdbConnection } from './indexeddb-connection.js';
+import { checkThreadId } from '../shared/checks.js';
+import { IdbConnection } from '../shared/indexeddb-connection.js';
+import type { Checkpointer } from './checkpoint.js';
 
 interface CheckpointDb extends DBSchema {
   /** One checkpoint per thread, by threadId (out-of-line keys), stored as a structured clone. */
