@@ -6,8 +6,11 @@ export interface BenchResult {
   value: number;
   unit: string;
   ratio?: number;
+  /** '<= n' or '>= n' against `value`; `bench/run.mjs` adds whether it is `met`. */
   goal?: string;
   detail?: string;
+  /** Why the goal is out of reach and what was tried; `bench/run.mjs` keeps it only while the goal is not met. */
+  unmet?: string;
 }
 
 /** Writes a bench file's results where `bench/run.mjs` collects them into bench/results.json. */

@@ -19,8 +19,21 @@ const previous = existsSync('bench/results.json') ? JSON.parse(readFileSync('ben
 const fresh = readdirSync(out).flatMap((f) => JSON.parse(readFileSync(`${out}/${f}`, 'utf8')));
 const names = new Set(fresh.map((r) => r.name));
 // A partial run (`npm run bench -- bench/x.bench.ts`) keeps the figures it did not measure.
-const results = [...previous.filter((r) => !names.has(r.name)), ...fresh].sort((a, b) => a.name.localeCompare(b.name));
+const results = [...previous.filter((r) => !names.has(r.name)), ...fresh]
+  .map(withVerdict)
+  .sort((a, b) => a.name.localeCompare(b.name));
 const machine = `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores, Node ${process.version}`;
 writeFileSync('bench/results.json', `${JSON.stringify({ browser: version, machine, results }, null, 2)}\n`);
 rmSync(out, { recursive: true, force: true });
-console.table(results.map(({ name, value, unit, ratio, goal }) => ({ name, value, unit, ratio, goal })));
+console.table(results.map(({ name, value, unit, ratio, goal, met }) => ({ name, value, unit, ratio, goal, met })));
+
+/** A figure with a goal says whether it is met; `unmet` (why not, what was tried) stays only while it is not. */
+function withVerdict(result) {
+  const { met: _met, unmet, ...rest } = result;
+  if (rest.goal === undefined) return rest;
+  const [, sign, bound] = /^([<>]=) (-?[\d.]+)$/.exec(rest.goal) ?? [];
+  if (sign === undefined)
+    throw new Error(`bench: ${rest.name}: goal ${JSON.stringify(rest.goal)} is not '<= n' or '>= n'`);
+  const met = sign === '<=' ? rest.value <= Number(bound) : rest.value >= Number(bound);
+  return met || unmet === undefined ? { ...rest, met } : { ...rest, met, unmet };
+}
