@@ -4,9 +4,10 @@ import { GrepSearch } from '../backends/grep-search.js';
 import { compileLinearRegex } from '../backends/linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
 import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
+import { isIdempotencyKey } from '../runtime/ids.js';
 import { BackendError } from '../shared/errors.js';
 import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
-import { isValidResultKey, offloadMount } from './result-path.js';
+import { offloadMount } from './result-path.js';
 
 const mountDir = offloadMount.slice(0, -1);
 
@@ -49,7 +50,7 @@ export class OffloadBackend implements Backend {
     const normalized = normalizePath(path);
     if (normalized === '/') return normalized;
     const key = normalized.slice(1);
-    if (!isValidResultKey(key)) {
+    if (!isIdempotencyKey(key)) {
       throw new BackendError(
         'invalid-path',
         `${quoteForMessage(fullPath(normalized))} is not a stored result: they are named ${offloadMount}<key>, where key is 1 to 64 of A-Z a-z 0-9 _ -`,

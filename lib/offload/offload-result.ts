@@ -1,3 +1,4 @@
+import { idempotencyKeyProblem } from '../runtime/ids.js';
 import type { ContentPart } from '../runtime/messages.js';
 import { isTextPart, joinText, toContent } from '../runtime/messages.js';
 import { cutToBytes, utf8Bytes } from '../shared/text.js';
@@ -6,7 +7,7 @@ import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure
 import { cutWithNote, isOverThreshold } from './cut.js';
 import type { OffloadLimits } from './options.js';
 import { offloadReplacement } from './preview.js';
-import { readsFromMount, resultKeyProblem, resultPath } from './result-path.js';
+import { readsFromMount, resultPath } from './result-path.js';
 
 /**
  * The offload's core as plain functions over an OffloadStore (decide, cut, preview, store), so an
@@ -108,7 +109,7 @@ export function notStoredDecision(
   const failure: StoreFailure = {
     threadId: result.threadId,
     key: String(result.key).slice(0, 200),
-    path: resultKeyProblem(result.key) ? '' : resultPath(result.key),
+    path: idempotencyKeyProblem(result.key) ? '' : resultPath(result.key),
     toolName: result.toolName,
     bytes: utf8Bytes(text),
     at: Date.now(),
@@ -142,7 +143,7 @@ export async function offloadToolResult(
     };
   }
 
-  const keyProblem = resultKeyProblem(result.key);
+  const keyProblem = idempotencyKeyProblem(result.key);
   if (keyProblem) return notStoredDecision(result, content, text, limits, keyProblem);
 
   const { path, stored, storedBytes, originalBytes, originalTokens, truncated, preview } = replacementFor(

@@ -1,26 +1,16 @@
+import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../runtime/ids.js';
+
 /** Where stored results appear in a CompositeBackend, and how a path names one of them. */
 export const offloadMount = '/large_tool_results/' as const;
 
 /** The state key the offload writes. */
 export const offloadKey = 'toolOutputOffload' as const;
 
-/** The runtime's idempotency keys are path-safe and short (R9); anything else cannot name a file. */
-const resultKeyPattern = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function isValidResultKey(key: unknown): key is string {
-  return typeof key === 'string' && resultKeyPattern.test(key);
-}
-
-/** Why a key cannot name a stored result, for error messages; undefined when it can. */
-export function resultKeyProblem(key: unknown): string | undefined {
-  if (isValidResultKey(key)) return undefined;
-  if (typeof key !== 'string') return `the idempotency key is ${key === null ? 'null' : typeof key}, not a string`;
-  if (key.length === 0) return 'the idempotency key is empty';
-  if (key.length > 64) return `the idempotency key is ${key.length} characters long (at most 64)`;
-  return `the idempotency key ${JSON.stringify(key)} has characters other than A-Z a-z 0-9 _ -`;
-}
-
-/** The full path a result is read back from: `/large_tool_results/<key>`. */
+/**
+ * The full path a result is read back from: `/large_tool_results/<key>`. A key has the shape of the
+ * runtime's idempotency keys (`isIdempotencyKey`): in the runtime it is one (O2), and `offloadResult`
+ * builds its keys to that shape (A1).
+ */
 export function resultPath(key: string): string {
   return `${offloadMount}${key}`;
 }
@@ -49,7 +39,10 @@ export function readsFromMount(args: unknown): boolean {
   return argumentStrings(args).some(isUnderMount);
 }
 
-const pathInTextPattern = /\/large_tool_results\/([A-Za-z0-9_-]{1,64})(?![A-Za-z0-9_-])/g;
+const pathInTextPattern = new RegExp(
+  `${offloadMount}(${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}})(?!${idempotencyKeyCharacter})`,
+  'g',
+);
 
 /** The result keys whose paths a text names, in order of first appearance. */
 export function resultKeysInText(text: string): string[] {

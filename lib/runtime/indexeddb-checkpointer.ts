@@ -15,7 +15,10 @@ export interface IndexedDbCheckpointerOptions {
   blockedTimeoutMs?: number;
 }
 
-/** Saves each thread's checkpoint in IndexedDB; the same open/upgrade/blocked rules as the offload store. */
+/**
+ * Saves each thread's checkpoint in IndexedDB, one record per thread. The shared connection closes on
+ * another tab's `versionchange`, reopens on the next call, and fails a blocked open after the timeout.
+ */
 export class IndexedDbCheckpointer implements Checkpointer {
   readonly name: string;
   readonly #connection: IdbConnection<CheckpointDb>;

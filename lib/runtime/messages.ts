@@ -2,7 +2,7 @@ import { quoteForMessage } from '../shared/checks.js';
 
 /** A piece of text in a message or tool result. */
 export type TextPart = { type: 'text'; text: string };
-/** Non-text content; `data` is base64. Never offloaded (O5). */
+/** Non-text content; `data` is base64. The runtime passes it through as it is. */
 export type MediaPart = { type: 'image' | 'audio' | 'file'; mimeType: string; data: string; name?: string };
 export type ContentPart = TextPart | MediaPart;
 

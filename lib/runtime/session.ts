@@ -45,7 +45,7 @@ export class Session {
   readonly events: RunEvents;
   #saves: Promise<void> = Promise.resolve();
   #closed = false;
-  /** Tool calls' updates being applied: an abort waits for them, so the checkpoint names what the store holds. */
+  /** Tool calls' updates being applied: an abort waits for them, so the checkpoint names every update a key's `apply` began. */
   readonly #commits = new Set<Promise<void>>();
 
   private constructor(
@@ -102,7 +102,7 @@ export class Session {
   /**
    * Applies a tool call's update, then `done` (which records the call as done), as one piece: once
    * started it is seen through even if the run aborts meanwhile, and `commitsSettled` waits for it.
-   * None starts after an abort, so what the store holds for a call is always named by a done call.
+   * None starts after an abort, so whatever a key's `apply` kept for a call is named by a done call.
    */
   async commitCall(update: StateUpdate, done: () => void): Promise<void> {
     if (this.signal.aborted) throw new RunAborted();

@@ -67,6 +67,16 @@ describe('layer boundaries', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("the runtime's comments cite only the runtime's own rules (R), never the offload's, stores' or others'", () => {
+    const runtime = lib.filter((file) => file.includes('/lib/runtime/'));
+    const offenders = runtime.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\b[OBSIA]\d{1,2}\b/g)].map(
+        (m) => `${relative(root, file)} cites ${m[0]}`,
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('lib/index.ts only re-exports', () => {
     const lines = readFileSync(join(root, 'lib/index.ts'), 'utf8')
       .split('\n')
