@@ -105,7 +105,9 @@ const packageFiles: string[] = JSON.parse(readFileSync(join(root, 'package.json'
 
 describe('links in the documentation', () => {
   it('resolve: files exist, anchors are headings, unpkg links name shipped files', () => {
-    expect(documents).toEqual(expect.arrayContaining(['README.md', 'DEVELOPERS.md', 'bench/README.md', 'docs/RULES.md']));
+    expect(documents).toEqual(
+      expect.arrayContaining(['README.md', 'DEVELOPERS.md', 'bench/README.md', 'docs/RULES.md']),
+    );
     const targets = documents.flatMap((document) => linkTargets(readRepository(document) ?? ''));
     expect(targets.length).toBeGreaterThan(20);
     expect(brokenLinks(documents, readRepository, packageFiles)).toEqual([]);
