@@ -3,9 +3,10 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Every link of the documentation resolves: a relative link to a file of the repository, an
-// `#anchor` to a heading of its file, an unpkg link to a file the package ships, a link to this
-// repository on GitHub to a file in it. The README is read on the npm page, where a relative link
-// breaks, so it links only absolutely or to its own headings.
+// `#anchor` to a heading of its file, an unpkg link to a file the package ships (without an anchor:
+// unpkg shows the file as text), a link to this repository on GitHub to a file in it. The README is
+// read on the npm page, where a relative link breaks, so it links only absolutely or to its own
+// headings.
 
 const root = new URL('../..', import.meta.url).pathname;
 const unpkg = 'https://unpkg.com/tool-output-offload/';
@@ -67,6 +68,7 @@ function brokenLink(document: string, target: string, read: Read, files: readonl
   if (target.startsWith(unpkg)) {
     path = location.slice(unpkg.length);
     if (!packed(path, files)) return 'names a file the package does not ship';
+    if (anchor !== undefined) return 'has an anchor, which unpkg ignores (it shows the file as text)';
   } else if (target.startsWith(github)) {
     path = location.slice(github.length);
   } else if (/^[a-z]+:/i.test(target)) {
@@ -119,7 +121,7 @@ describe('links in the documentation', () => {
         '# Title',
         '## Token estimates',
         '[ok](#token-estimates) [gone](#tokens) [rel](docs/a.md)',
-        `[shipped](${unpkg}docs/a.md#part-one) [unshipped](${unpkg}bench/README.md)`,
+        `[shipped](${unpkg}docs/a.md) [unshipped](${unpkg}bench/README.md) [part](${unpkg}docs/a.md#part-one)`,
         `[gh](${github}bench/README.md#figures) [missing](${github}nope.md) [far](https://example.com/x)`,
         '`[code](#not-a-link)`',
       ].join('\n'),
@@ -132,6 +134,7 @@ describe('links in the documentation', () => {
       'README.md: #tokens names #tokens, which is no heading of README.md',
       'README.md: docs/a.md is relative, which breaks on the npm page',
       `README.md: ${unpkg}bench/README.md names a file the package does not ship`,
+      `README.md: ${unpkg}docs/a.md#part-one has an anchor, which unpkg ignores (it shows the file as text)`,
       `README.md: ${github}nope.md names nope.md, which does not exist`,
       'docs/a.md: c.png names docs/c.png, which does not exist',
       'docs/a.md: #part-two names #part-two, which is no heading of docs/a.md',
