@@ -19,7 +19,10 @@ import { validatorFor } from './validate.js';
 export interface AgentOptions {
   model: Model;
   tools?: readonly Tool[];
-  /** First in the list = outermost (R1). */
+  /**
+   * First in the list = outermost: it wraps the others' wrapModelCall and wrapToolCall, and runs
+   * beforeAgent, systemPrompt and afterAgent before them (R1).
+   */
   middleware?: readonly Middleware[];
   systemPrompt?: string;
   /** Default: new MemoryCheckpointer(). */
@@ -53,8 +56,12 @@ export interface Agent {
 
 /**
  * The agent loop: beforeAgent → model steps with their tool calls → afterAgent. Middleware run in
- * stack order (the first outermost), may write only their own `writes`, and their updates are
- * applied one at a time in the order committed (rules R1–R10, docs/RULES.md).
+ * stack order, the first outermost (R1), and may write only their own `writes` (R7); their updates
+ * are applied one at a time in the order committed (R8). A tool call whose arguments fail its
+ * schema is an error result that never reaches wrapToolCall (R5); `needsApproval` pauses the run
+ * until `resume` (R6). Each call's idempotency key is saved before it runs, so `recover` reruns an
+ * unfinished call under the same key (R9); an output Block ends the run `blocked` and puts back
+ * every 'restore' key (R10). Each rule id is defined in docs/RULES.md.
  */
 export function createAgent(options: AgentOptions): Agent {
   const setup = resolveOptions(options);

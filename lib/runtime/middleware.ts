@@ -44,7 +44,10 @@ export interface TurnEnd {
 
 export interface StateKey<V = unknown> {
   initial: V;
-  /** How an update is applied; default: replace. May be async and transactional (R8). */
+  /**
+   * How an update is applied; default: replace. May be async and transactional: updates are applied
+   * one at a time, in the order they were committed, also from parallel tool calls (R8).
+   */
   apply?(current: V, update: unknown, context: HookContext): V | Promise<V>;
   /** What an output Block does to this key: 'restore' puts back its value before the turn (R10); default 'keep'. */
   onBlock?: 'keep' | 'restore';

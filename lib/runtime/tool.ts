@@ -5,7 +5,10 @@ import type { ToolResult } from './outcome.js';
 export interface ToolContext {
   threadId: string;
   turnId: string;
-  /** The runtime's identity of this call (R9): random, path-safe, stable across recover. */
+  /**
+   * The runtime's identity of this call: random, path-safe, saved in the checkpoint before the tool
+   * runs, and the same when `recover` runs the call again (R9).
+   */
   idempotencyKey: string;
   approved: boolean;
   signal: AbortSignal;
