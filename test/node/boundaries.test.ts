@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalCall } from './fixtures/eval-call.js';
+import { type ModuleImport, moduleGraph, root } from './fixtures/module-graph.js';
 
 /** Every file below `dir` whose name matches `pattern`. */
 function sourcesMatching(dir: string, pattern: RegExp): string[] {
@@ -13,58 +14,151 @@ function sourcesMatching(dir: string, pattern: RegExp): string[] {
 }
 
 const sources = (dir: string) => sourcesMatching(dir, /\.tsx?$/);
-
-/** The module specifiers a file imports or re-exports, static and dynamic. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const found = [
-    ...text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ];
-  return found.map((m) => (m[1] ?? m[2])!);
-}
-
-const root = new URL('../..', import.meta.url).pathname;
 const lib = sources(join(root, 'lib'));
 const adapters = sources(join(root, 'adapters'));
 
+/**
+ * The parts of the repository and what each may import: other parts (a folder ends in `/`; a file
+ * names that file only), files it may import for their types only, and packages. Every import
+ * counts, `import type` and `export … from` included; a part's files import each other freely.
+ * DEVELOPERS.md ("Layout") shows this same table to readers; a test below keeps the two equal.
+ */
+interface Allowed {
+  parts: readonly string[];
+  typesFrom?: readonly string[];
+  packages: readonly string[];
+}
+
+const libParts = [
+  'lib/shared/',
+  'lib/tokens/',
+  'lib/runtime/',
+  'lib/models/',
+  'lib/backends/',
+  'lib/store/',
+  'lib/summarization/',
+  'lib/offload/',
+] as const;
+const buildTools = ['vite', '@preact/preset-vite', 'node:fs', 'node:url'];
+
+const allowedImports: Record<string, Allowed> = {
+  'lib/shared/': { parts: [], packages: ['idb'] },
+  'lib/tokens/': { parts: ['lib/shared/'], packages: [] },
+  'lib/runtime/': { parts: ['lib/shared/'], packages: ['@cfworker/json-schema', 'idb'] },
+  'lib/models/': { parts: ['lib/shared/', 'lib/runtime/'], packages: [] },
+  'lib/backends/': { parts: ['lib/shared/', 'lib/runtime/'], packages: ['re2js'] },
+  'lib/store/': { parts: ['lib/shared/'], packages: ['idb'] },
+  'lib/summarization/': { parts: ['lib/shared/', 'lib/tokens/', 'lib/runtime/'], packages: [] },
+  'lib/offload/': {
+    parts: ['lib/shared/', 'lib/tokens/', 'lib/runtime/', 'lib/backends/', 'lib/store/'],
+    packages: [],
+  },
+  'lib/index.ts': { parts: [...libParts], packages: [] },
+  'lib/testing.ts': { parts: ['lib/shared/', 'lib/runtime/'], packages: [] },
+  'adapters/ai-sdk/': { parts: ['lib/index.ts'], packages: ['ai'] },
+  'adapters/langchain/': { parts: ['lib/index.ts'], packages: ['langchain', '@langchain/core'] },
+  'inspector/': {
+    parts: ['lib/index.ts'],
+    typesFrom: ['lib/store/offload-store.ts'],
+    packages: ['preact', '@tanstack/virtual-core'],
+  },
+  'extension/': { parts: ['inspector/'], packages: ['preact', ...buildTools] },
+  'examples/shared/': { parts: ['lib/index.ts', 'lib/testing.ts'], packages: ['preact'] },
+  'examples/extension-agent/': {
+    parts: ['lib/index.ts', 'inspector/', 'extension/', 'examples/shared/'],
+    packages: ['preact', ...buildTools],
+  },
+  'demo/': {
+    parts: ['lib/index.ts', 'adapters/ai-sdk/', 'adapters/langchain/', 'inspector/', 'examples/shared/'],
+    packages: ['preact', 'ai', 'langchain', '@langchain/core', ...buildTools],
+  },
+};
+/** The part a file (relative to the root) belongs to: the longest part name that is it or holds it. */
+function partOf(file: string): string | undefined {
+  const names = Object.keys(allowedImports).filter((part) =>
+    part.endsWith('/') ? file.startsWith(part) : file === part,
+  );
+  return names.sort((a, b) => b.length - a.length)[0];
+}
+
+/** `@scope/name/sub` → `@scope/name`, `name/sub` → `name`, `node:fs` as it is. */
+function packageOf(specifier: string): string {
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+}
+
+/** Why `file`'s import breaks the table, or undefined when the table allows it. */
+function breach(file: string, part: string, imported: ModuleImport): string | undefined {
+  const allowed = allowedImports[part]!;
+  if (!imported.specifier.startsWith('.')) {
+    const name = packageOf(imported.specifier);
+    return allowed.packages.includes(name) ? undefined : `${file} imports the package ${name} (${part} may not)`;
+  }
+  const target = imported.target ?? normalize(join(file, '..', imported.specifier.replace(/\?.*$/, '')));
+  const targetPart = partOf(target);
+  if (targetPart === part) return undefined;
+  if (targetPart && allowed.parts.includes(targetPart)) return undefined;
+  if (imported.typeOnly && allowed.typesFrom?.includes(target)) return undefined;
+  const what = imported.typeOnly ? 'types from ' : '';
+  return `${file} imports ${what}${target} (${part} may not import ${targetPart ?? 'files outside every part'})`;
+}
+
+/** The folders whose every source file belongs to a part of the table. */
+const partFolders = ['lib', 'adapters', 'inspector', 'extension', 'examples', 'demo'];
+const modules = moduleGraph(partFolders);
+
+/** The table as DEVELOPERS.md shows it: rows `| \`part\` | parts (then "types only:" files) | packages |`. */
+function tableInDevelopersGuide(): Record<string, Allowed> {
+  const guide = readFileSync(join(root, 'DEVELOPERS.md'), 'utf8');
+  const layout = guide.slice(guide.indexOf('\n## Layout\n')).split(/\n## /)[1] ?? '';
+  const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const rows = layout.split('\n').filter((line) => /^\|\s*`[^`]+`\s*\|/.test(line));
+  return Object.fromEntries(
+    rows.map((row) => {
+      const [, part, imports, packages] = row.split('|').map((cell) => cell.trim());
+      const [parts, typesFrom] = imports!.split('types only:');
+      const entry: Allowed = { parts: ticked(parts!), packages: ticked(packages!) };
+      if (typesFrom !== undefined) entry.typesFrom = ticked(typesFrom);
+      return [ticked(part!)[0]!, entry];
+    }),
+  );
+}
+
 describe('layer boundaries', () => {
-  it('lib never imports the inspector or Preact, so importing "." pulls in no UI', () => {
-    const offenders = lib.flatMap((file) =>
-      importsOf(file)
-        .filter((spec) => spec.includes('inspector') || spec === 'preact' || spec.startsWith('preact/'))
-        .map((spec) => `${relative(root, file)} imports ${spec}`),
-    );
-    expect(offenders).toEqual([]);
+  it('every import (import type and export … from included) is one the table of parts allows', () => {
+    expect(modules.size).toBeGreaterThan(150);
+    const breaches = [...modules.values()].flatMap((module) => {
+      const part = partOf(module.file);
+      if (!part) return [`${module.file} belongs to no part of the table`];
+      return module.imports.flatMap((imported) => breach(module.file, part, imported) ?? []);
+    });
+    expect(breaches).toEqual([]);
   });
 
-  it('lib never imports the adapters or their frameworks: the main entry works without ai or langchain installed', () => {
-    const offenders = lib.flatMap((file) =>
-      importsOf(file)
-        .filter((spec) => spec.includes('adapters/') || /^(ai|langchain|@langchain\/[^/]+)(\/|$)/.test(spec))
-        .map((spec) => `${relative(root, file)} imports ${spec}`),
+  it('the table keeps the architecture: shared at the bottom, a store and a runtime that know no middleware, lib without UI or frameworks', () => {
+    expect(allowedImports['lib/shared/']!.parts).toEqual([]);
+    const storeParts = allowedImports['lib/store/']!.parts;
+    expect(storeParts.filter((part) => /^lib\/(runtime|backends|offload|models|summarization)\//.test(part))).toEqual(
+      [],
     );
-    expect(offenders).toEqual([]);
+    for (const other of ['lib/store/', 'lib/offload/', 'lib/backends/', 'lib/models/', 'lib/summarization/']) {
+      expect(allowedImports['lib/runtime/']!.parts).not.toContain(other);
+    }
+    for (const [part, allowed] of Object.entries(allowedImports).filter(([part]) => part.startsWith('lib/'))) {
+      for (const target of allowed.parts) expect(target, part).toMatch(/^lib\//);
+      for (const name of allowed.packages) expect(name, part).not.toMatch(/^(preact|ai|langchain|@langchain\/.*)$/);
+    }
+    for (const adapter of ['adapters/ai-sdk/', 'adapters/langchain/']) {
+      expect(allowedImports[adapter]!.parts).toEqual(['lib/index.ts']);
+    }
+    expect(allowedImports['inspector/']!.parts).toEqual(['lib/index.ts']);
+    expect(allowedImports['inspector/']!.typesFrom).toEqual(['lib/store/offload-store.ts']);
   });
 
-  it('each adapter (ai-sdk, langchain) reaches lib only through lib/index.ts, as users of the package do', () => {
-    expect(adapters.length).toBeGreaterThan(2);
-    const offenders = adapters.flatMap((file) =>
-      importsOf(file)
-        .filter((spec) => spec.includes('/lib/') && !spec.endsWith('/lib/index.js'))
-        .map((spec) => `${relative(root, file)} imports ${spec}`),
-    );
-    expect(offenders).toEqual([]);
-  });
-
-  it('the runtime knows no particular middleware, store or backend', () => {
-    const runtime = lib.filter((file) => file.includes('/lib/runtime/'));
-    expect(runtime.length).toBeGreaterThan(5);
-    const offenders = runtime.flatMap((file) =>
-      importsOf(file)
-        .filter((spec) => /\/(offload|store|backends|summarization|models)\//.test(spec))
-        .map((spec) => `${relative(root, file)} imports ${spec}`),
-    );
-    expect(offenders).toEqual([]);
+  it('the table in DEVELOPERS.md is this one', () => {
+    expect(tableInDevelopersGuide()).toEqual(allowedImports);
   });
 
   it("the runtime's comments cite only the runtime's own rules (R), never the offload's, stores' or others'", () => {
