@@ -49,10 +49,10 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
 }
 
 /**
- * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin (I2):
- * answers their requests (with `bound` and the origin's storage when they ask for 'info') and
- * pushes a change notice, batched, after store events. Returns a function that stops serving and
- * closes the channel.
+ * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin: answers
+ * their requests (with `bound` and the origin's storage when they ask for 'info') and pushes a
+ * change notice, batched, after store events; a stored text crosses the channel only when a panel
+ * asks for it (I2). Returns a function that stops serving and closes the channel.
  */
 export function exposeToInspector(store: InspectableStore, options: ExposeOptions = {}): () => void {
   assertInspectableStore(store, 'exposeToInspector');

@@ -18,7 +18,10 @@ import { readsFromMount, resultPath } from './result-path.js';
 export interface ToolResultToOffload {
   threadId: string;
   turnId: string;
-  /** The call's idempotency key: the stored result's identity and file name (O2). */
+  /**
+   * The call's idempotency key: the stored result's identity and file name, never the provider's
+   * call id, so a rerun of the call replaces its own entry (O2).
+   */
   key: string;
   toolName: string;
   /** The call's arguments; a call that reads from the mount is never offloaded (O11). */
@@ -54,7 +57,11 @@ export function withText(content: readonly ContentPart[], text: string): Content
   return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
 }
 
-/** A text's stored copy and the replacement the model sees for it (O1), made the same way each time. */
+/**
+ * A text's stored copy (cut to `maxResultBytes`) and the replacement the model sees for it: a header
+ * naming its path and saying how to read the rest, then its first lines (O1). Made the same way
+ * each time.
+ */
 export interface Replacement {
   path: string;
   /** The text as stored: cut to maxResultBytes. */

@@ -1,6 +1,9 @@
 import { checkInteger } from '../shared/checks.js';
 
-/** The numeric limits of a ToolOutputOffload, checked once in its constructor (O10). */
+/**
+ * The numeric limits of a ToolOutputOffload, checked once in its constructor: a value out of range,
+ * not an integer or not finite throws a RangeError naming the option and its range (O10).
+ */
 export interface OffloadLimits {
   /** A result over this many estimated tokens is offloaded; at least 1000. */
   thresholdTokens: number;

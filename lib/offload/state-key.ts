@@ -118,8 +118,9 @@ function withTurn(turns: string[], turnId: string): string[] {
 }
 
 /**
- * The offload's state key. Applying an update is one store transaction (the bound is enforced
- * there, when the update is applied, O3); an output Block undoes the turn in the store (O8).
+ * The offload's state key. Applying an update is one store transaction, which evicts the thread's
+ * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
+ * in the store: what it stored goes, what it evicted comes back (O8).
  */
 export function offloadStateKey(
   store: OffloadStore,

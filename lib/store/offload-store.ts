@@ -88,7 +88,10 @@ export interface SeenDetails {
   maxResultBytes: number;
 }
 
-/** A result `offloadResult` stored before (A1, A2): how it was shown, and its preview while it is live. */
+/**
+ * A result `offloadResult` stored before: how it was shown, and its preview while it is live. The
+ * same result offered again gets the same text and is not stored again, also once evicted (A1, A2).
+ */
 export interface SeenResult extends SeenDetails {
   /** Exactly the text the model was shown; absent once the entry is evicted. */
   preview?: string;
@@ -187,7 +190,10 @@ export interface OffloadStore {
   evictions(threadId?: string): Promise<EvictionRecord[]>;
   totalBytes(threadId: string): Promise<number>;
   subscribe(listener: (event: StoreEvent) => void): () => void;
-  /** Results that could not be stored (S3), oldest first; all threads when no thread is given. */
+  /**
+   * Results that could not be stored (a full quota, a store error: each was cut with a note instead,
+   * and the run went on, S3), oldest first; all threads when no thread is given.
+   */
   failures(threadId?: string): Promise<StoreFailure[]>;
 
   /**
@@ -196,7 +202,10 @@ export interface OffloadStore {
    */
   seen(threadId: string, key: string): Promise<SeenResult | undefined>;
 
-  /** Writes a result's text where no reader sees it yet; may throw QuotaExceededError (S3). */
+  /**
+   * Writes a result's text where no reader sees it yet, before the model is shown its path; may throw
+   * QuotaExceededError, and the offload then cuts the result instead of naming that path (S3).
+   */
   stage(result: StagedResult): Promise<void>;
   /**
    * Makes a staged result live, drops entries, or expires them. A commit replaces the key's own older entry
