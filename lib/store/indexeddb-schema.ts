@@ -35,6 +35,9 @@ export interface OffloadDb extends DBSchema {
 
 export type OffloadStoreName = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
 
+/** A transaction over some of the offload's object stores (a readonly one is passed where only reads are made). */
+export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 'readwrite'>;
+
 /**
  * 1: one value a text, in 'texts'. 2: texts in chunks, in 'chunks', their layout on the records.
  * 3: 'seen', the results offloadResult stored (a database of version 2 gains it empty).

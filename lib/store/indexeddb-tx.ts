@@ -1,15 +1,17 @@
-import type { IDBPTransaction } from 'idb';
-import { type OffloadDb, type OffloadStoreName, queueRange, textRange, threadRange } from './indexeddb-schema.js';
+import { type OffloadTransaction, queueRange, textRange, threadRange } from './indexeddb-schema.js';
+import type { StoreFailure } from './offload-store.js';
 import {
   chunkProblem,
   entryProblem,
   evictionProblem,
+  failureProblem,
   seenProblem,
   stagedProblem,
   threadProblem,
   UnreadableLog,
   undoProblem,
 } from './record-checks.js';
+import { failureRecord } from './store-failures.js';
 import {
   defaultLogRetention,
   type EntryRecord,
@@ -20,11 +22,10 @@ import {
   type ThreadRecord,
   type UndoRecord,
 } from './store-records.js';
+import { clearUnreadable } from './unreadable-scan.js';
 
 /** Characters of text a stage serializes in one main-thread task at most (a chunk is never split). */
 const charsPerTask = 262_144;
-
-export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 'readwrite'>;
 
 /**
  * `StoreTx` over one IndexedDB transaction. Every method awaits only IndexedDB requests of that
@@ -96,6 +97,10 @@ export class IdbTx implements StoreTx {
   }
   async entries(threadId: string) {
     const all = await this.tx.objectStore('entries').index('bySeq').getAll(queueRange(threadId));
+    return all.flatMap((record) => this.#entry(record) ?? []);
+  }
+  async allEntries() {
+    const all = await this.tx.objectStore('entries').getAll();
     return all.flatMap((record) => this.#entry(record) ?? []);
   }
   /** Every record of the thread's entries, well-formed or not (also those the seq index misses). */
@@ -197,8 +202,9 @@ export class IdbTx implements StoreTx {
     }
     return undefined;
   }
-  async evictionsOf(threadId: string) {
-    const all = await this.tx.objectStore('evictions').index('byThread').getAll(threadId);
+  async evictionsOf(threadId?: string) {
+    const evictions = this.tx.objectStore('evictions');
+    const all = await (threadId === undefined ? evictions.getAll() : evictions.index('byThread').getAll(threadId));
     return all.flatMap((record) => this.#eviction(record) ?? []);
   }
 
@@ -219,6 +225,29 @@ export class IdbTx implements StoreTx {
 
   trimEvictions(threadId: string) {
     return trimThreadLog(this.tx, 'evictions', threadId, this.logRetention);
+  }
+
+  async failures(threadId?: string) {
+    const failures = this.tx.objectStore('failures');
+    const all = await (threadId === undefined ? failures.getAll() : failures.index('byThread').getAll(threadId));
+    return all.flatMap((record) => {
+      const failure = this.unreadable.check<StoreFailure>('failures', record?.id, record, failureProblem);
+      // Only its fields (not its id, nor whatever else another writer added).
+      return failure ? [failureRecord(failure)] : [];
+    });
+  }
+  async addFailure(record: StoreFailure) {
+    await this.tx.objectStore('failures').add(record);
+  }
+  trimFailures(threadId: string) {
+    return trimThreadLog(this.tx, 'failures', threadId, this.logRetention);
+  }
+  async deleteFailures(threadId: string) {
+    const failures = this.tx.objectStore('failures');
+    for (const id of await failures.index('byThread').getAllKeys(threadId)) await failures.delete(id);
+  }
+  deleteUnreadable(threadId: string) {
+    return clearUnreadable(this.tx, threadId);
   }
 
   async undo(threadId: string, turnId: string) {

@@ -1,4 +1,5 @@
 import type { MapJournal } from './memory-journal.js';
+import type { StoreFailure } from './offload-store.js';
 import {
   defaultLogRetention,
   type EntryRecord,
@@ -65,11 +66,14 @@ export class MemoryTables {
   readonly evictionIds = new Map<number, { threadId: string; key: string }>();
   readonly undo = new Map<string, Map<string, UndoRecord>>();
   readonly seen = new Map<string, Map<string, SeenRecord>>();
+  /** Each thread's recorded failures, by an id that only grows. */
+  readonly failures = new Map<string, Map<number, StoreFailure>>();
   /** Each thread's eviction queue, built on demand. */
   readonly queues = new Map<string, SeqQueue>();
   nextEvictionId = 1;
+  nextFailureId = 1;
 
-  /** @param logRetention eviction records kept per thread, the newest. */
+  /** @param logRetention eviction and failure records kept per thread, the newest. */
   constructor(readonly logRetention = defaultLogRetention) {}
 
   queue(threadId: string): SeqQueue {
@@ -136,6 +140,9 @@ export class MemoryTx implements StoreTx {
   }
   async entries(threadId: string) {
     return [...of(this.tables.entries, threadId).values()].map((entry) => copy(entry)!).sort((a, b) => a.seq - b.seq);
+  }
+  async allEntries() {
+    return [...this.tables.entries.values()].flatMap((entries) => [...entries.values()].map((entry) => copy(entry)!));
   }
   async putEntry(record: EntryRecord) {
     this.journal.set(of(this.tables.entries, record.threadId), record.key, copy(record)!);
@@ -209,8 +216,9 @@ export class MemoryTx implements StoreTx {
     }
     return copy(last);
   }
-  async evictionsOf(threadId: string) {
-    return [...of(this.tables.evictions, threadId).values()].map((record) => copy(record)!).sort((a, b) => a.id - b.id);
+  async evictionsOf(threadId?: string) {
+    const logs = threadId === undefined ? [...this.tables.evictions.values()] : [of(this.tables.evictions, threadId)];
+    return logs.flatMap((log) => [...log.values()].map((record) => copy(record)!)).sort((a, b) => a.id - b.id);
   }
 
   async seen(threadId: string, key: string) {
@@ -229,17 +237,42 @@ export class MemoryTx implements StoreTx {
   }
 
   async trimEvictions(threadId: string) {
-    const log = of(this.tables.evictions, threadId);
+    for (const id of this.#beyondRetention(of(this.tables.evictions, threadId))) await this.deleteEviction(id);
+  }
+
+  /**
+   * The ids of a thread's log (evictions or failures) beyond the log retention, the lowest. Ids only
+   * grow; a rollback may put one back out of insertion order, so they are compared. A write past the
+   * retention drops one: a scan, not a sort.
+   */
+  #beyondRetention(log: Map<number, unknown>): number[] {
     const excess = log.size - this.tables.logRetention;
-    if (excess <= 0) return;
-    // Ids only grow; a rollback may put one back out of insertion order, so take the lowest. A
-    // commit past the retention drops one: a scan, not a sort.
+    if (excess <= 0) return [];
     if (excess === 1) {
       let oldest = Number.POSITIVE_INFINITY;
       for (const id of log.keys()) if (id < oldest) oldest = id;
-      return this.deleteEviction(oldest);
+      return [oldest];
     }
-    for (const id of [...log.keys()].sort((a, b) => a - b).slice(0, excess)) await this.deleteEviction(id);
+    return [...log.keys()].sort((a, b) => a - b).slice(0, excess);
+  }
+
+  async failures(threadId?: string) {
+    const logs = threadId === undefined ? [...this.tables.failures.values()] : [of(this.tables.failures, threadId)];
+    return logs
+      .flatMap((log) => [...log])
+      .sort(([a], [b]) => a - b)
+      .map(([, failure]) => copy(failure)!);
+  }
+  async addFailure(record: StoreFailure) {
+    this.journal.set(of(this.tables.failures, record.threadId), this.tables.nextFailureId++, copy(record)!);
+  }
+  async trimFailures(threadId: string) {
+    const log = of(this.tables.failures, threadId);
+    for (const id of this.#beyondRetention(log)) this.journal.delete(log, id);
+  }
+  async deleteFailures(threadId: string) {
+    const log = of(this.tables.failures, threadId);
+    for (const id of [...log.keys()]) this.journal.delete(log, id);
   }
 
   async undo(threadId: string, turnId: string) {

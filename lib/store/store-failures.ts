@@ -1,5 +1,25 @@
 import { quoteForMessage } from '../shared/checks.js';
-import type { StoreFailure } from './offload-store.js';
+import type { StoreEvent, StoreFailure } from './offload-store.js';
+import type { Outcome } from './store-operations.js';
+import type { StoreTx } from './store-records.js';
+import { rebuiltThread } from './thread-record.js';
+
+/**
+ * Results that could not be stored (S3), as a store records them: an operation of their own, in
+ * one atomic unit like every other change, with the thread's total read in that same unit.
+ */
+export async function recordFailure(tx: StoreTx, failure: StoreFailure): Promise<Outcome<void>> {
+  await tx.addFailure(failure);
+  await tx.trimFailures(failure.threadId);
+  const thread = (await tx.thread(failure.threadId)) ?? (await rebuiltThread(tx, failure.threadId));
+  return { value: undefined, events: [failedEvent(failure, thread.totalBytes)] };
+}
+
+/** The event that tells subscribers of a recorded failure. */
+export function failedEvent(failure: StoreFailure, totalBytes: number): StoreEvent {
+  const { threadId, key, error } = failure;
+  return { type: 'failed', threadId, key, totalBytes, error };
+}
 
 /** The keys of a thread's recorded failures. */
 export function failedKeysOf(failures: Iterable<StoreFailure>, threadId: string): Set<string> {

@@ -321,8 +321,8 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
 }
 
 /**
- * Deletes everything the thread has but its seq counter and bound (seen results too: a cleared
- * thread starts afresh), and leaves in its eviction log one record a key that was live or logged
+ * Deletes everything the thread has but its seq counter and bound (seen results and failures too:
+ * a cleared thread starts afresh), and leaves in its eviction log one record a key that was live or logged
  * (reason 'cleared'), so a read of it says it was cleared. Emits 'evicted' for each live entry so
  * views refresh.
  */
@@ -348,6 +348,7 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
   }
   await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
+  await tx.deleteFailures(threadId);
   let lastSeq = 0;
   for (const [key, { path, bytes, seq, toolName }] of cleared) {
     const tool = toolName === undefined ? {} : { toolName };
@@ -362,5 +363,7 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
     const bound = thread?.maxTotalBytes === undefined ? {} : { maxTotalBytes: thread.maxTotalBytes };
     await tx.putThread({ threadId, totalBytes: 0, nextSeq, entries: 0, ...bound });
   }
+  // Malformed records the checked reads skipped go too.
+  await tx.deleteUnreadable?.(threadId);
   return { value: undefined, events };
 }

@@ -129,12 +129,16 @@ export function checkListOptions(threadId: unknown, options: ListOptions | undef
   if (threadId === undefined) throw new TypeError('list: options.keys needs a threadId (keys are per thread)');
 }
 
-/** The thread's entries, oldest first: all of them, or only those of `keys` (each read by its key). */
+/**
+ * The thread's entries, oldest first: all of them, or only those of `keys` (each read by its key);
+ * without a thread, every thread's (byAge).
+ */
 export async function listEntries(
   tx: StoreTx,
-  threadId: string,
+  threadId: string | undefined,
   keys?: readonly string[],
 ): Promise<StoredResultInfo[]> {
+  if (threadId === undefined) return (await tx.allEntries()).map(toInfo).sort(byAge);
   if (keys === undefined) return (await tx.entries(threadId)).map(toInfo);
   const found = await Promise.all([...new Set(keys)].map((key) => tx.entry(threadId, key)));
   return found

@@ -1,5 +1,5 @@
 import { checkInteger } from '../shared/checks.js';
-import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo } from './offload-store.js';
+import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo, StoreFailure } from './offload-store.js';
 import type { TextLayout } from './text-chunks.js';
 
 /**
@@ -75,6 +75,8 @@ export interface StoreTx {
   oldestEntry(threadId: string): Promise<EntryRecord | undefined>;
   /** The thread's entries, lowest seq first. */
   entries(threadId: string): Promise<EntryRecord[]>;
+  /** Every thread's entries, in no particular order. */
+  allEntries(): Promise<EntryRecord[]>;
   putEntry(record: EntryRecord): Promise<void>;
   deleteEntry(threadId: string, key: string): Promise<void>;
 
@@ -104,13 +106,22 @@ export interface StoreTx {
   lastEviction(threadId: string, key: string): Promise<LoggedEviction | undefined>;
   /** The logged eviction of the key's entry numbered `seq`, if any. */
   evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
-  /** The thread's eviction log, oldest first. */
-  evictionsOf(threadId: string): Promise<LoggedEviction[]>;
+  /** The thread's eviction log (every thread's without one), oldest first. */
+  evictionsOf(threadId?: string): Promise<LoggedEviction[]>;
   /** Deletes the thread's oldest eviction records beyond the store's log retention. */
   trimEvictions(threadId: string): Promise<void>;
 
   /** Why the key's entry or text was found unreadable in this operation, if it was. */
   damage?(threadId: string, key: string): string | undefined;
+  /** Deletes the thread's malformed records, which checked reads skip; none where the engine reads only its own writes. */
+  deleteUnreadable?(threadId: string): Promise<void>;
+
+  /** The thread's recorded failures (every thread's without one), in the order recorded. */
+  failures(threadId?: string): Promise<StoreFailure[]>;
+  addFailure(record: StoreFailure): Promise<void>;
+  /** Deletes the thread's oldest failure records beyond the store's log retention. */
+  trimFailures(threadId: string): Promise<void>;
+  deleteFailures(threadId: string): Promise<void>;
 
   seen(threadId: string, key: string): Promise<SeenRecord | undefined>;
   putSeen(record: SeenRecord): Promise<void>;

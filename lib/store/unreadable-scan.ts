@@ -1,6 +1,5 @@
 import { isRecord } from '../shared/checks.js';
-import { type OffloadStoreName, textRange, threadRange } from './indexeddb-schema.js';
-import type { OffloadTransaction } from './indexeddb-tx.js';
+import { type OffloadStoreName, type OffloadTransaction, textRange, threadRange } from './indexeddb-schema.js';
 import type { UnreadableRecord } from './offload-store.js';
 import {
   entryProblem,

@@ -20,6 +20,11 @@ export interface ContractStores {
    */
   failCommits(times: number): () => void;
   /**
+   * Makes each failure record's write fail right after it is made, so the atomic unit recording it
+   * fails and is rolled back; returns how to stop.
+   */
+  failFailureWrites(): () => void;
+  /**
    * The `logRetention` the stores were opened with (default 1,000: 2,000 evictions are made to
    * check it, which a memory store does at once; IndexedDB variants pass a smaller one).
    */
@@ -662,12 +667,18 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(await store.totalBytes('b')).toBe(250);
       }));
 
+    /** Thread 'a' holding 3 bytes, the store's events from now on, and a failure of thread 'a' to report. */
+    async function watchingFailures(store: OffloadStore) {
+      await put(store, 'a', 'k1', 'abc');
+      const events: StoreEvent[] = [];
+      store.subscribe((event) => events.push(event));
+      const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
+      return { events, failure };
+    }
+
     it('records failures to store, oldest first, and tells subscribers', () =>
       withStore(async (store) => {
-        await put(store, 'a', 'k1', 'abc');
-        const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
-        const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
+        const { events, failure } = await watchingFailures(store);
         await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
         await store.reportFailure({ ...failure, threadId: 'b', at: 2, error: 'again' });
         expect(await store.failures('a')).toEqual([{ ...failure, at: 1, error: 'QuotaExceededError: full' }]);
@@ -680,6 +691,32 @@ export function storeContract(name: string, stores: ContractStores): void {
           error: 'QuotaExceededError: full',
         });
         await expect(store.reportFailure({ ...failure, at: 3 } as never)).rejects.toThrow(/error/);
+      }));
+
+    it('records a failure in one atomic unit: one whose unit fails is kept once, in this instance, with one event', () =>
+      withStore(async (store) => {
+        const { events, failure } = await watchingFailures(store);
+        const stop = stores.failFailureWrites();
+        try {
+          await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+        } finally {
+          stop();
+        }
+        // Rolled back with its unit, the written record is gone: only the copy kept here is listed.
+        expect(await store.failures('a')).toEqual([{ ...failure, at: 1, error: 'QuotaExceededError: full' }]);
+        expect(events).toEqual([
+          { type: 'failed', threadId: 'a', key: 'k2', totalBytes: 3, error: 'QuotaExceededError: full' },
+        ]);
+        // A failure whose unit is kept is told once too, after it is kept: a listener reading on the event finds it.
+        let listedAtEvent: Promise<string[]> | undefined;
+        store.subscribe(() => {
+          listedAtEvent ??= store.failures('a').then((listed) => listed.map((f) => f.key));
+        });
+        await store.reportFailure({ ...failure, key: 'k3', at: 2, error: 'again' });
+        expect(events.map((event) => `${event.type} ${event.key}`)).toEqual(['failed k2', 'failed k3']);
+        expect(await listedAtEvent).toEqual(['k2', 'k3']);
+        await store.clearThread('a');
+        expect(await store.failures()).toEqual([]);
       }));
 
     it('rejects bad input with errors that name what was wrong', () =>

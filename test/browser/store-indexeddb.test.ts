@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
+import { failIdbFailureWrites } from './fixtures/fail-commits.js';
 import { snapshot } from './fixtures/idb-snapshot.js';
 import { result } from './fixtures/staged-result.js';
 import { hasStorageApi } from './fixtures/storage-api.js';
@@ -113,6 +114,22 @@ describe('IndexedDbOffloadStore', () => {
     expect(await store.failures()).toEqual([
       { threadId: 't', key: 'k', path: '/p', toolName: 'f', bytes: 9, at: 5, error: 'full' },
     ]);
+  });
+
+  it('a failure whose transaction aborts is not in the database: only the instance that reported it keeps it', async () => {
+    const store = open();
+    const restore = failIdbFailureWrites();
+    try {
+      await store.reportFailure({ threadId: 't', key: 'k', path: '/p', toolName: 'f', bytes: 9, at: 5, error: 'full' });
+    } finally {
+      restore();
+    }
+    expect((await store.failures('t')).map((f) => f.key)).toEqual(['k']);
+    const other = new IndexedDbOffloadStore({ name: store.name });
+    expect(await other.failures('t')).toEqual([]);
+    await other.reportFailure({ threadId: 't', key: 'saved', path: '/p', toolName: 'f', bytes: 1, at: 6, error: 'e' });
+    expect((await store.failures('t')).map((f) => f.key)).toEqual(['k', 'saved']);
+    await other.close();
   });
 
   it('never keeps a text nobody can reach: staged, undo and evicted texts are deleted when settled', async () => {

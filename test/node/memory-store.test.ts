@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { storeContract } from '../browser/store-contract.js';
-import { failMemoryCommits } from './fixtures/fail-memory-commits.js';
+import { failMemoryCommits, failMemoryFailureWrites } from './fixtures/fail-memory-commits.js';
 
 storeContract('MemoryOffloadStore', {
   open: async () => new MemoryOffloadStore(),
   dispose: async () => {},
   failCommits: failMemoryCommits,
+  failFailureWrites: failMemoryFailureWrites,
 });
 
 // Every text in many chunks of 7 code units, so pages cross chunks.
@@ -14,6 +15,7 @@ storeContract('MemoryOffloadStore, texts in chunks of 7', {
   open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
   dispose: async () => {},
   failCommits: failMemoryCommits,
+  failFailureWrites: failMemoryFailureWrites,
 });
 
 describe('MemoryOffloadStore options', () => {
