@@ -9,7 +9,7 @@ import type { ContractStores } from './store-contract.js';
  * `offloadResult` (A1–A3, S3) on a store. Registered against the memory store (Node and Chromium)
  * and the IndexedDB store (Chromium), so the open core behaves the same on both.
  */
-export interface OffloadResultStores extends ContractStores {
+export interface OffloadResultStores extends Omit<ContractStores, 'failFailureWrites'> {
   /** What is wrong inside the store (staged leftovers, texts nothing refers to), where the test can see it. */
   problems?(store: OffloadStore): Promise<string[]>;
 }
