@@ -128,7 +128,9 @@ function tailMarker(omitted: number, shown: number, total: number): string {
  */
 export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
   const measure = limits.measure ?? charsPerTokenMeasure;
-  const counts = { original: countLines(result.original), stored: countLines(result.stored) };
+  const original = countLines(result.original);
+  // The stored copy is the original itself unless it was cut: counted once then.
+  const counts = { original, stored: result.stored === result.original ? original : countLines(result.stored) };
   const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
   const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
   const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));

@@ -9,7 +9,7 @@ export interface IndexedDbOffloadStoreOptions {
   name?: string;
   /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
   blockedTimeoutMs?: number;
-  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 131,072. */
+  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 262,144. */
   chunkChars?: number;
   /**
    * Ask the browser, once, at the first stored result, to keep this origin's storage under

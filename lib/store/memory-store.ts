@@ -7,7 +7,7 @@ import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
 export interface MemoryOffloadStoreOptions {
-  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 131,072. */
+  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 262,144. */
   chunkChars?: number;
   /** Eviction and failure records kept per thread, the newest; default 1,000. */
   logRetention?: number;

@@ -15,10 +15,12 @@ export interface TextLayout {
 }
 
 /**
- * Code units in a chunk, at most. A put of one value costs about the same whatever its size up to
- * here, while each extra value costs a fixed amount; a read costs about its size (bench/store.bench.ts).
+ * Code units in a chunk, at most. Each value put costs a fixed amount beside its size (Chromium
+ * writes one over 64 KiB as a file of its own), while a page read costs about its chunk's size: at
+ * 262,144 a text of 256 KiB is one put, 1 MiB is put faster in four values than in one, and a page
+ * of 1 MiB reads a quarter of it (bench/store.bench.ts, `stage-vs-raw-idb` and `read-page-1mib-ms`).
  */
-export const defaultChunkChars = 131_072;
+export const defaultChunkChars = 262_144;
 
 /** Checks a chunk size: an integer of at least 2 (a surrogate pair must fit). */
 export function checkChunkChars(chunkChars: unknown): number {
@@ -38,8 +40,11 @@ function countNewlines(text: string, from: number, to: number): number {
 function chunkEnd(text: string, start: number, chunkChars: number): number {
   const end = start + chunkChars;
   if (end >= text.length) return text.length;
-  const newline = text.lastIndexOf('\n', end - 1);
-  if (newline >= start + chunkChars / 2) return newline + 1;
+  // Searched in the second half only: lastIndexOf on the whole text would scan back to its start
+  // when the half has no newline (minified JSON, base64), each chunk again.
+  const half = Math.ceil(start + chunkChars / 2);
+  const newline = text.slice(half, end).lastIndexOf('\n');
+  if (newline !== -1) return half + newline + 1;
   const code = text.charCodeAt(end - 1);
   const splitsPair = code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(end) & 0xfc00) === 0xdc00;
   return splitsPair ? end - 1 : end;

@@ -185,7 +185,8 @@ async function version1Database(name: string, texts: Record<string, string>) {
 
 describe('IndexedDbOffloadStore opening a version 1 database', () => {
   const texts = {
-    live: Array.from({ length: 3000 }, (_, i) => `line ${i} ${'é'.repeat(50)}`).join('\n'),
+    // Over 60 characters a line: more than one chunk of the default size.
+    live: Array.from({ length: 6000 }, (_, i) => `line ${i} ${'é'.repeat(50)}`).join('\n'),
     later: 'two\nlines\n',
     old: 'evicted, kept for undo\n',
     next: 'staged, not yet committed',
@@ -198,7 +199,7 @@ describe('IndexedDbOffloadStore opening a version 1 database', () => {
     expect(await store.read('t', 'live')).toBe(texts.live);
     expect(await store.readLines('t', 'live', 1500, 2)).toEqual({
       text: sliceLines(texts.live, 1500, 2),
-      totalLines: 3000,
+      totalLines: 6000,
     });
     expect((await store.list('t')).map((entry) => Object.keys(entry).sort())).toEqual([
       Object.keys(strippedInfo()).sort(),
