@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalCall } from './fixtures/eval-call.js';
-import { type ModuleImport, moduleGraph, root } from './fixtures/module-graph.js';
+import { importCycles, type ModuleImport, moduleGraph, root, type SourceModule } from './fixtures/module-graph.js';
 
 /** Every file below `dir` whose name matches `pattern`. */
 function sourcesMatching(dir: string, pattern: RegExp): string[] {
@@ -155,6 +155,31 @@ describe('layer boundaries', () => {
     }
     expect(allowedImports['inspector/']!.parts).toEqual(['lib/index.ts']);
     expect(allowedImports['inspector/']!.typesFrom).toEqual(['lib/store/offload-store.ts']);
+  });
+
+  it('the cycle check finds cycles through type imports and self-imports, and none in a diamond', () => {
+    const graph = (edges: Record<string, string[]>) =>
+      new Map<string, SourceModule>(
+        Object.entries(edges).map(([file, targets]) => [
+          file,
+          {
+            file,
+            ownExports: [],
+            imports: targets.map((target) => ({
+              specifier: target,
+              target,
+              names: [],
+              typeOnly: true,
+              dynamic: false,
+            })),
+          },
+        ]),
+      );
+    expect(importCycles(graph({ a: ['b', 'c'], b: ['d'], c: ['d'], d: [] }))).toEqual([]);
+    expect(importCycles(graph({ a: ['b'], b: ['c'], c: ['a', 'd'], d: ['d'] }))).toEqual([
+      ['a', 'b', 'c', 'a'],
+      ['d', 'd'],
+    ]);
   });
 
   it('the table in DEVELOPERS.md is this one', () => {
