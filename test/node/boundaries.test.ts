@@ -165,12 +165,14 @@ describe('layer boundaries', () => {
           {
             file,
             ownExports: [],
+            reexports: [],
             imports: targets.map((target) => ({
               specifier: target,
               target,
               names: [],
               typeOnly: true,
               dynamic: false,
+              reexport: false,
             })),
           },
         ]),
