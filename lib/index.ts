@@ -17,7 +17,7 @@ export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool
 export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
 export type { RunEvent } from './runtime/events.js';
-export { IndexedDbCheckpointer } from './runtime/indexeddb-checkpointer.js';
+export { IndexedDbCheckpointer, type IndexedDbCheckpointerOptions } from './runtime/indexeddb-checkpointer.js';
 export type { AssistantMessage, ContentPart, MediaPart, Message, TextPart, ToolCall } from './runtime/messages.js';
 export {
   type Block,
@@ -43,8 +43,8 @@ export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
 export { BackendError, type BackendErrorCode } from './shared/errors.js';
 export { estimateTokens } from './shared/text.js';
-export { IndexedDbOffloadStore } from './store/indexeddb-store.js';
-export { MemoryOffloadStore } from './store/memory-store.js';
+export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './store/indexeddb-store.js';
+export { MemoryOffloadStore, type MemoryOffloadStoreOptions } from './store/memory-store.js';
 export type {
   EvictionRecord,
   HeldText,
