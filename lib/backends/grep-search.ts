@@ -7,7 +7,7 @@ import type { GrepMatch, GrepMatches, GrepOptions, GrepStop } from './backend.js
 import type { LinearRegex } from './linear-regex.js';
 import { nextTask } from './next-task.js';
 
-export const defaultMaxMatches = 1000;
+const defaultMaxMatches = 1000;
 export const defaultMaxLines = 1_000_000;
 /** Characters × RE2 instructions one call may spend: ~70 M characters of a plain pattern. */
 const maxWork = 2 ** 31;

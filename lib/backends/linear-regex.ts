@@ -9,7 +9,7 @@ import { BackendError } from '../shared/errors.js';
  * character at worst (10–15 µs a character at 1,000 when RE2's DFA cache thrashes), so the cap keeps
  * a hostile pattern's search over 32 MiB within minutes of sliced work, not hours.
  */
-export const maxProgramSize = 1000;
+const maxProgramSize = 1000;
 
 /** RE2's `UNANCHORED`: a match may start anywhere in the range searched. */
 const unanchored = 0;

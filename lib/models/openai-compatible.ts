@@ -35,7 +35,7 @@ type WireMessage =
   | { role: 'tool'; tool_call_id: string; content: string };
 
 /** A model that always answers with a promise (of a whole reply, or of a stream when `stream` is on). */
-export type PromisedModel = (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelOutput>;
+type PromisedModel = (request: ModelRequest, options: { signal: AbortSignal }) => Promise<ModelOutput>;
 
 const who = 'openAICompatibleModel';
 /** How much of a reply body an error message quotes. */
@@ -122,7 +122,7 @@ function toWireTool(spec: ToolSpec) {
 }
 
 /** The request's messages in the Chat Completions shape, the system prompt first. */
-export function toWireMessages(request: Pick<ModelRequest, 'systemPrompt' | 'messages'>): WireMessage[] {
+function toWireMessages(request: Pick<ModelRequest, 'systemPrompt' | 'messages'>): WireMessage[] {
   const wire: WireMessage[] = request.systemPrompt ? [{ role: 'system', content: request.systemPrompt }] : [];
   // Images in tool results cannot go in a 'tool' message: they follow the step's tool messages as a user message.
   let pendingImages: ContentPart[] = [];
@@ -189,7 +189,7 @@ function mediaNote(part: Exclude<ContentPart, { type: 'text' }>, what: string): 
 }
 
 /** `choices[0].message` as a ModelReply, tool call arguments parsed; anything unexpected throws naming it. */
-export function fromWireReply(reply: unknown, raw = JSON.stringify(reply)): ModelReply {
+function fromWireReply(reply: unknown, raw = JSON.stringify(reply)): ModelReply {
   const message = (reply as { choices?: Array<{ message?: unknown }> } | null)?.choices?.[0]?.message;
   if (typeof message !== 'object' || message === null) {
     const error = (reply as { error?: { message?: unknown } } | null)?.error?.message;

@@ -6,7 +6,7 @@ import { resultKeysInText } from './result-path.js';
  * The state key a summarization middleware keeps its summary under. Named here, not imported, so
  * the offload works with any middleware that writes this shape and depends on none.
  */
-export const summarizationStateKey = 'summarization';
+const summarizationStateKey = 'summarization';
 
 /** The part of a summarization state the cleanup reads: the ids of the messages the summary covers. */
 function coveredIds(state: Readonly<Record<string, unknown>>): Set<string> {

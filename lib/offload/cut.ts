@@ -1,17 +1,12 @@
 import { cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
-/** The most characters a text may have to be within `thresholdTokens` estimated tokens (four characters a token). */
-export function charsWithin(thresholdTokens: number): number {
-  return thresholdTokens * 4;
-}
-
 /** Whether a text is over the threshold, in estimated tokens (O1). */
 export function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
   return !measure.within(text, thresholdTokens);
 }
 
-export type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
+type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
 
 const maxWhyChars = 200;
 

@@ -15,7 +15,7 @@ import { readsFromMount, resultPath } from './result-path.js';
  */
 
 /** One successful tool call's result, as the offload sees it. */
-export interface ToolResultToOffload {
+interface ToolResultToOffload {
   threadId: string;
   turnId: string;
   /**
@@ -62,7 +62,7 @@ export function withText(content: readonly ContentPart[], text: string): Content
  * naming its path and saying how to read the rest, then its first lines (O1). Made the same way
  * each time.
  */
-export interface Replacement {
+interface Replacement {
   path: string;
   /** The text as stored: cut to maxResultBytes. */
   stored: string;

@@ -23,12 +23,12 @@ export interface OffloadLimits {
 }
 
 /** The longest maxAgeMs: ten years (a longer limit is a mistake in units, not a wish). */
-export const maxAgeMsLimit = 10 * 365 * 24 * 60 * 60 * 1000;
+const maxAgeMsLimit = 10 * 365 * 24 * 60 * 60 * 1000;
 
 /** Per-tool limits, by tool name. */
 export type ToolLimits = Readonly<Record<string, { readonly thresholdTokens: number }>>;
 
-export const defaultLimits: Readonly<OffloadLimits> = Object.freeze({
+const defaultLimits: Readonly<OffloadLimits> = Object.freeze({
   thresholdTokens: 20_000,
   maxResultBytes: 1_048_576,
   maxTotalBytes: 33_554_432,

@@ -16,13 +16,13 @@ export function resultPath(key: string): string {
 }
 
 /** Whether a path (as a tool was given it) lies in the mount, so reading it must never be offloaded again (O11). */
-export function isUnderMount(path: string): boolean {
+function isUnderMount(path: string): boolean {
   const collapsed = path.trim().replace(/\/{2,}/g, '/');
   return collapsed === offloadMount.slice(0, -1) || collapsed.startsWith(offloadMount);
 }
 
 /** Every string a tool call's arguments hold at the top level or one level down (e.g. `{ path }`, `{ files: [..] }`). */
-export function argumentStrings(args: unknown): string[] {
+function argumentStrings(args: unknown): string[] {
   if (typeof args === 'string') return [args];
   if (typeof args !== 'object' || args === null) return [];
   const values = Array.isArray(args) ? args : Object.values(args);

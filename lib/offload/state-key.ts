@@ -7,7 +7,7 @@ import { reportStoreFailure } from './report-failure.js';
 import { resultPath } from './result-path.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
-export interface OffloadStateValue {
+interface OffloadStateValue {
   entries: number;
   totalBytes: number;
   /**
@@ -43,7 +43,7 @@ export function unsettledTurns(value: unknown): string[] {
 }
 
 /** Checks that an update written to the offload's key is a store change for this thread, or a settle. */
-export function checkStoreChange(update: unknown, threadId: string): StoreChange | SettleTurns {
+function checkStoreChange(update: unknown, threadId: string): StoreChange | SettleTurns {
   if (!isRecord(update)) fail(`expected a store change object, got ${quoteForMessage(update)}`);
   const change = update;
   if (change.type === 'settle') {

@@ -3,7 +3,7 @@ import { charsPerToken, cutToChars, estimateTokens } from '../shared/text.js';
 import { callHook, RunFailure } from './failure.js';
 import { type HookContext, isBlock, type Middleware } from './middleware.js';
 
-export interface PromptSection {
+interface PromptSection {
   /** The middleware it came from, named in the cut marker. */
   name: string;
   text: string;

@@ -10,7 +10,7 @@ import {
 import { quoteForMessage } from './checks.js';
 import { isQuotaError } from './errors.js';
 
-export interface ConnectionOptions<Schema extends DBSchema> {
+interface ConnectionOptions<Schema extends DBSchema> {
   name: string;
   version: number;
   /** idb's upgrade callback: it may go on with requests of the versionchange transaction it is given. */

@@ -12,10 +12,10 @@ export function emptySummarization(): SummarizationState {
 }
 
 /** The marker the summary message starts with, so the model (and a reader) knows what it is. */
-export const summaryMarker = '[Summary of earlier conversation]';
+const summaryMarker = '[Summary of earlier conversation]';
 
 /** The id of the synthesized summary message; it never enters the thread's history. */
-export const summaryMessageId = 'summarization-summary';
+const summaryMessageId = 'summarization-summary';
 
 /**
  * A media part counts as this many tokens. Providers bill images and audio by size, not by the
@@ -56,7 +56,7 @@ export function messagesTokens(messages: readonly Message[], measure = charsPerT
 }
 
 /** What the model would be sent now: the summary so far in place of the messages it covers. */
-export interface Outgoing {
+interface Outgoing {
   /** The history's messages the summary does not cover, in order. */
   uncovered: Message[];
   /** The messages to send: the summary message (when there is a summary) and `uncovered`. */

@@ -4,7 +4,7 @@ import { modelReply } from '../runtime/model-stream.js';
 import { cutLine, cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 
-export const summarizerSystemPrompt = [
+const summarizerSystemPrompt = [
   'You summarize the earlier part of a conversation between a user, an AI assistant and the tools the assistant called,',
   'so that the assistant can carry on from your summary alone, without the messages it replaces.',
   '- Be faithful: keep the user’s requests and constraints, facts found, decisions made, errors met, and what is left to do. Invent nothing.',
