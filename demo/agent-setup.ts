@@ -16,12 +16,12 @@ import { offlineModel } from './offline-model.js';
 /** Small enough that the first scenario (≈ 0.6 + 2 + 0.8 MB) goes over it and evicts. */
 export const maxTotalBytes = 3 * 1024 * 1024;
 /** The 2.3 MB changelog is stored cut to this, so the demo shows a cut entry too. */
-export const maxResultBytes = 2 * 1024 * 1024;
+const maxResultBytes = 2 * 1024 * 1024;
 
 /** Shared by every agent the page builds, so the thread and the stored results outlive a model switch and a reload. */
 export const store = new IndexedDbOffloadStore({ name: 'tool-output-offload-demo' });
 export const checkpointer = new IndexedDbCheckpointer({ name: 'tool-output-offload-demo-threads' });
-export const offload = new ToolOutputOffload({ maxTotalBytes, maxResultBytes, store });
+const offload = new ToolOutputOffload({ maxTotalBytes, maxResultBytes, store });
 
 export type { ModelSettings };
 
@@ -33,7 +33,7 @@ const systemPrompt = [
 ].join('\n');
 
 /** What the page needs of a runtime: run a message, continue an interrupted run, show a thread. */
-export type DemoAgent = Pick<Agent, 'run' | 'recover' | 'messages'>;
+type DemoAgent = Pick<Agent, 'run' | 'recover' | 'messages'>;
 
 /**
  * The runtimes the demo can switch between, each running the same scripted model, tools and store.
@@ -74,7 +74,7 @@ function frameworkOptions(settings: ModelSettings, progress: Progress) {
 }
 
 /** The demo's agent: the chosen model, the demo tools plus file tools over the offload's mount. */
-export function buildAgent(settings: ModelSettings, progress: Progress): Agent {
+function buildAgent(settings: ModelSettings, progress: Progress): Agent {
   return createAgent({
     model: chosenModel(settings, offlineModel),
     tools: [...demoTools(), ...readingFileTools(offload)],

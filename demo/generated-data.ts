@@ -14,7 +14,7 @@ function random(seed: number): () => number {
 }
 
 /** FNV-1a: a seed from a string (a query, a URL). */
-export function seedOf(text: string): number {
+function seedOf(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash >>> 0;
@@ -63,7 +63,7 @@ function fill(template: string, next: () => number): string {
 }
 
 /** Log lines of one day, oldest first: `<ISO time> <LEVEL> <service>-<pod> [req=<id>] <message>`. */
-export function* logLines(seed = 20250314): Generator<string> {
+function* logLines(seed = 20250314): Generator<string> {
   const next = random(seed);
   let time = Date.UTC(2025, 2, 14);
   while (true) {
@@ -75,7 +75,7 @@ export function* logLines(seed = 20250314): Generator<string> {
   }
 }
 
-export interface LogSearch {
+interface LogSearch {
   text: string;
   matches: number;
   scanned: number;

@@ -2,17 +2,17 @@ import type { JSONValue, Tool } from 'ai';
 import type { ToolOutputOffload } from '../../lib/index.js';
 
 /** What a tool's `toModelOutput` returns: what the model is sent for one tool result. */
-export type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
 
 /** One result as `toModelOutput` gets it, and the thread it belongs to. */
-export interface ResultToShow {
+interface ResultToShow {
   threadId: string;
   toolName: string;
   toolCallId: string;
 }
 
 /** What the model is sent, and whether the result was stored now or could not be stored (S3). */
-export interface ShownOutput {
+interface ShownOutput {
   output: ModelOutput;
   /** Where this call stored the result; absent when it stored nothing. */
   storedAt?: string;

@@ -6,7 +6,7 @@ import type { OffloadReadTool, ToolOutputOffload } from '../../lib/index.js';
 type ToolConfig = { toolCall?: { id?: string }; toolCallId?: string; signal?: AbortSignal } & Runtime<unknown>;
 
 /** The read tools' LangChain faces: the ones the model sees, and the ones that run the calls. */
-export interface LangChainReadTools {
+interface LangChainReadTools {
   /** Registered with the agent: their JSON Schemas are what the model is shown. */
   readonly registered: readonly DynamicStructuredTool[];
   /** Their names: an app tool of one of them would shadow it. */

@@ -2,7 +2,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import type { ToolOutputOffload } from '../../lib/index.js';
 
 /** Where a tool's result is offloaded: its thread and the tool's name (for a message without one). */
-export interface ResultOrigin {
+interface ResultOrigin {
   offload: ToolOutputOffload;
   threadId: string;
   toolName: string;

@@ -11,12 +11,12 @@ import { loadModelSettings } from './settings.js';
  * ("Continue") instead of continuing it. A model call that Chrome stops every time (one silent
  * await of over 30 s) would otherwise restart forever.
  */
-export const maxWorkerDeaths = 3;
+const maxWorkerDeaths = 3;
 
 /** The workers a recorded run lost: the one that started it, and each that continued it since. */
 const deathsOf = (record: RunRecord) => record.attempts + 1;
 
-export interface AgentRunsOptions {
+interface AgentRunsOptions {
   chrome: AgentChrome;
   registry: RunRegistry;
   /** This worker start's id, sent with every update. */

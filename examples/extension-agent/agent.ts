@@ -16,9 +16,9 @@ import { tabTools } from './tab-tools.js';
 // The agent of the extension, in its service worker: tools over the user's tabs, large results
 // offloaded to the extension's IndexedDB, each thread checkpointed after every step.
 
-export const store = new IndexedDbOffloadStore({ name: storeName });
-export const checkpointer = new IndexedDbCheckpointer({ name: checkpointsName });
-export const offload = new ToolOutputOffload({ maxTotalBytes, store });
+const store = new IndexedDbOffloadStore({ name: storeName });
+const checkpointer = new IndexedDbCheckpointer({ name: checkpointsName });
+const offload = new ToolOutputOffload({ maxTotalBytes, store });
 
 const systemPrompt = [
   'You are an assistant in a browser extension. list_tabs lists the open tabs; read_active_tab reads the text of the page the user is looking at.',

@@ -32,7 +32,7 @@ export interface ThreadUpdate {
   run: RunView;
 }
 
-export interface ErrorNotice {
+interface ErrorNotice {
   type: 'error';
   message: string;
 }

@@ -4,7 +4,7 @@
  */
 import type { ChromeEvent, ChromePort } from '../../extension/chrome-api.js';
 
-export type { ChromeEvent, ChromePort };
+export type { ChromePort };
 
 export interface TabInfo {
   id?: number;

@@ -9,7 +9,7 @@ const thinkingMs = 300;
 const readLines = 12;
 
 /** What to grep for: the first quoted phrase of the message, else its longest word (regex characters escaped). */
-export function searchTerm(question: string): string {
+function searchTerm(question: string): string {
   const quoted = /["“']([^"”']{1,40})["”']/.exec(question)?.[1]?.trim();
   const words = question.match(/[\p{L}\p{N}_]{3,}/gu) ?? [];
   const term = quoted || words.reduce((longest, w) => (w.length > longest.length ? w : longest), '') || 'the';

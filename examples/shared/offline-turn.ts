@@ -12,7 +12,7 @@ import { streamReply } from '../../lib/testing.js';
 // is a pure function of the request it gets (like a real model), so a reload, a restarted service
 // worker or `agent.recover` continues a turn exactly where it stopped.
 
-export type ToolMessage = Extract<Message, { role: 'tool' }>;
+type ToolMessage = Extract<Message, { role: 'tool' }>;
 
 /** Waits like a network call would, and stops when the run is aborted. */
 export function delay(ms: number, signal: AbortSignal): Promise<void> {

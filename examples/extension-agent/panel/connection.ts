@@ -10,7 +10,7 @@ import type { AgentChrome, ChromePort } from '../chrome.js';
  */
 export type LinkState = 'connected' | 'reconnecting' | 'asleep';
 
-export interface ConnectionHandlers {
+interface ConnectionHandlers {
   onUpdate(update: ThreadUpdate): void;
   onError(message: string): void;
   onState(state: LinkState): void;
