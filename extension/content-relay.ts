@@ -57,8 +57,6 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
   const timeoutMs = options.timeoutMs ?? PAGE_TIMEOUT_MS;
   const noticeIntervalMs = options.noticeIntervalMs ?? NOTICE_INTERVAL_MS;
   const channel = new BroadcastChannel(name);
-  const ledger = new RequestLedger('content script');
-  const timers = new Map<string, ReturnType<typeof setTimeout>>();
   // Requests posted more than once (the panel asked again) may be answered more than once.
   const repeated = new Set<string>();
   const answered: string[] = [];
@@ -73,6 +71,17 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
       close(); // the port is gone; onDisconnect may not fire on this side
     }
   };
+
+  const ledger = new RequestLedger('content script', {
+    timeoutMs,
+    onTimeout(id) {
+      repeated.delete(id);
+      const message =
+        `No store answered on channel "${name}" in this page within ${timeoutMs} ms: call ` +
+        `exposeToInspector(store) in the page or in a Worker of it`;
+      send(errorResponse(id, 'Error', message));
+    },
+  });
 
   // Notices: the first goes at once, later ones within the interval are merged into one (keeping
   // the meaning of a 0, and the changes that say which threads to read again while they fit).
@@ -95,8 +104,6 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
   };
 
   const finish = (id: string) => {
-    clearTimeout(timers.get(id));
-    timers.delete(id);
     if (repeated.delete(id)) return;
     answered.push(id);
     if (answered.length > REMEMBERED) answered.shift();
@@ -108,19 +115,6 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
     if (ledger.has(request.id)) repeated.add(request.id);
     const refused = ledger.open(request);
     if (refused) return send(refused);
-    clearTimeout(timers.get(request.id));
-    timers.set(
-      request.id,
-      setTimeout(() => {
-        timers.delete(request.id);
-        repeated.delete(request.id);
-        if (!ledger.close(request.id)) return;
-        const message =
-          `No store answered on channel "${name}" in this page within ${timeoutMs} ms: call ` +
-          `exposeToInspector(store) in the page or in a Worker of it`;
-        send(errorResponse(request.id, 'Error', message));
-      }, timeoutMs),
-    );
     channel.postMessage(request);
   });
 
@@ -150,8 +144,7 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
     onClosed();
     channel.close();
     clearTimeout(cooling);
-    for (const timer of timers.values()) clearTimeout(timer);
-    timers.clear();
+    ledger.failAll('The content script stopped relaying');
   };
   port.onDisconnect.addListener(close);
 

@@ -1,13 +1,8 @@
+import { REQUEST_TIMEOUT_MS } from '../inspector/channel.js';
 import { PROTOCOL } from '../inspector/channel-protocol.js';
+import { type RemoteSource, remoteSource } from '../inspector/remote-source.js';
 import type { ChromeApi, ChromePort, RuntimeApi } from './chrome-api.js';
-import {
-  control,
-  errorResponse,
-  PANEL_PORT,
-  parseControlFromWorker,
-  parseSmallRequest,
-  RequestLedger,
-} from './transport.js';
+import { control, PANEL_PORT, parseControlFromWorker } from './transport.js';
 
 /** How long the panel waits before attaching again after the page went away. */
 export const RETRY_MS = 1000;
@@ -33,29 +28,52 @@ export type LinkStatus =
 export interface PanelLinkOptions {
   /** The inspected tab. */
   tabId: number;
-  /** A BroadcastChannel name of the panel's own page, where its inspector is mounted with `{ channel }`. */
-  channel: string;
   onStatus(status: LinkStatus): void;
   retryMs?: number;
   keepAliveMs?: number;
+  /** How long a request waits for its answer; the content script says why first when the page is silent. */
+  timeoutMs?: number;
+}
+
+export interface PanelLink {
+  /** The inspected page's store, for `mountInspector(target, { source })`. */
+  source: RemoteSource;
+  /** Closes the port and fails what is still pending. */
+  stop(): void;
 }
 
 /**
- * The panel's part: relays between the inspector mounted in the panel (on a channel of the
- * panel's own origin) and a port to the service worker, attached to the inspected tab. When the
- * page goes away (reload, navigation) or the worker restarts, it attaches again, and tells the
- * inspector to re-read once the page is back.
+ * The panel's part: a port to the service worker, attached to the inspected tab, and the
+ * inspector's source over it. When the page goes away (reload, navigation) or the worker
+ * restarts, it attaches again, and tells the inspector to read everything again once the page is
+ * back.
  */
-export function linkPanel(runtime: RuntimeApi, options: PanelLinkOptions): () => void {
+export function linkPanel(runtime: RuntimeApi, options: PanelLinkOptions): PanelLink {
   const retryMs = options.retryMs ?? RETRY_MS;
-  const channel = new BroadcastChannel(options.channel);
-  const ledger = new RequestLedger('devtools panel');
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   let port: ChromePort | undefined;
   let connected = false;
   let detachedReason: string | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   let origin = '';
+
+  const source = remoteSource({
+    label: `DevTools · tab ${options.tabId}`,
+    post(request) {
+      if (!connected || !port)
+        throw new Error(detachedReason ?? 'The panel is not connected to the inspected page yet');
+      try {
+        port.postMessage(request);
+      } catch {
+        // A disconnected port: its onDisconnect reattaches.
+        throw new Error("The extension's service worker stopped; reconnecting");
+      }
+    },
+    timeoutMs,
+    noAnswer: `No answer came from tab ${options.tabId} through the extension within ${timeoutMs} ms`,
+    closed: 'The DevTools panel was closed',
+  });
 
   const status = (next: LinkStatus) => {
     if (!stopped) options.onStatus(next);
@@ -64,29 +82,27 @@ export function linkPanel(runtime: RuntimeApi, options: PanelLinkOptions): () =>
   const detach = (reason: string, retrying: boolean) => {
     connected = false;
     detachedReason = reason;
-    for (const response of ledger.failAll(reason)) channel.postMessage(response);
+    source.failAll(reason);
     status({ state: 'detached', reason, retrying });
     if (retrying) retry ??= setTimeout(attach, retryMs);
   };
 
   const onMessage = (data: unknown) => {
-    const response = ledger.settle(data);
-    if (response) return channel.postMessage(response);
     const message = parseControlFromWorker(data);
-    if (!message) return;
+    if (!message) return source.receive(data); // an answer: the source takes those it waits for
     if (message.kind === 'ready') {
       connected = true;
       detachedReason = undefined;
       origin = message.origin;
       status({ state: 'connected', origin });
       // A notice of 0 events makes the inspector ask again whatever it is waiting for, and re-read.
-      channel.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 0 });
+      source.receive({ protocol: PROTOCOL, kind: 'changed', events: 0 });
     } else if (message.kind === 'detached') {
       detach(message.reason, true);
     } else if (message.kind === 'warning') {
       if (connected) status({ state: 'connected', origin, warning: message.message });
     } else if (connected) {
-      channel.postMessage(message);
+      source.receive(message);
     }
   };
 
@@ -121,27 +137,18 @@ export function linkPanel(runtime: RuntimeApi, options: PanelLinkOptions): () =>
     send(control.attach(options.tabId));
   }
 
-  channel.onmessage = (event: MessageEvent) => {
-    const request = parseSmallRequest(event.data);
-    if (!request) return;
-    if (!connected || !port) {
-      const reason = detachedReason ?? 'The panel is not connected to the inspected page yet';
-      return channel.postMessage(errorResponse(request.id, 'Error', reason));
-    }
-    const refused = ledger.open(request);
-    if (refused) return channel.postMessage(refused);
-    send(request);
-  };
-
   attach();
   const keepAlive = setInterval(() => send(control.ping()), options.keepAliveMs ?? KEEPALIVE_MS);
-  return () => {
-    stopped = true;
-    clearInterval(keepAlive);
-    clearTimeout(retry);
-    const open = port;
-    port = undefined;
-    open?.disconnect();
-    channel.close();
+  return {
+    source,
+    stop() {
+      stopped = true;
+      clearInterval(keepAlive);
+      clearTimeout(retry);
+      const open = port;
+      port = undefined;
+      open?.disconnect();
+      source.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { mountInspector } from '../inspector/index.js';
+import { type InspectorSource, mountInspector } from '../inspector/index.js';
 import type { RuntimeApi } from './chrome-api.js';
 import { type LinkStatus, linkPanel, type PanelLinkOptions } from './panel-link.js';
 
@@ -25,29 +25,24 @@ function describe(status: LinkStatus, tabId: number): { tone: string; text: stri
 export function PanelPage({ runtime, tabId, timing }: PanelPageProps) {
   const [status, setStatus] = useState<LinkStatus>({ state: 'connecting' });
   const [reached, setReached] = useState(false);
+  const [source, setSource] = useState<InspectorSource | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
-  // A channel of this page only (random, so two panels never hear each other).
-  const [channel] = useState(() => `devtools · tab ${tabId} · ${crypto.randomUUID().slice(0, 6)}`);
 
-  useEffect(
-    () =>
-      linkPanel(runtime, {
-        ...timing,
-        tabId,
-        channel,
-        onStatus(next) {
-          setStatus(next);
-          if (next.state === 'connected') setReached(true);
-        },
-      }),
-    [runtime, tabId, channel],
-  );
+  useEffect(() => {
+    const link = linkPanel(runtime, {
+      ...timing,
+      tabId,
+      onStatus(next) {
+        setStatus(next);
+        if (next.state === 'connected') setReached(true);
+      },
+    });
+    setSource(link.source);
+    return link.stop;
+  }, [runtime, tabId]);
   // Mounted once the page was first reached, so the inspector's first reads go straight through.
-  // Labelled by the tab: the channel's name is this page's private detail.
-  useEffect(
-    () => (reached ? mountInspector(host.current!, { channel }, { label: `DevTools · tab ${tabId}` }) : undefined),
-    [reached, channel, tabId],
-  );
+  // The source is labelled by the tab ("DevTools · tab 12").
+  useEffect(() => (reached && source ? mountInspector(host.current!, { source }) : undefined), [reached, source]);
 
   const { tone, text } = describe(status, tabId);
   const warning = status.state === 'connected' ? status.warning : undefined;

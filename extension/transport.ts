@@ -10,6 +10,7 @@ import {
   type RequestOp,
 } from '../inspector/channel-protocol.js';
 import { formatBytes } from '../inspector/format.js';
+import { PendingRequests } from '../inspector/pending-requests.js';
 
 /**
  * What crosses each hop of the extension: panel ⇄ service worker ⇄ content script ⇄ the page's
@@ -132,9 +133,14 @@ export function errorResponse(id: string, name: string, message: string): Inspec
   return { protocol: PROTOCOL, kind: 'response', id, ok: false, error: { name, message } };
 }
 
-interface Open {
-  op: RequestOp;
-  at: number;
+/** How long a hop remembers a request it forwarded when no deadline of its own is given. */
+const FORGET_AFTER_MS = 60_000;
+
+export interface LedgerOptions {
+  /** How long a request may wait for its answer; default one minute, then it is forgotten. */
+  timeoutMs?: number;
+  /** Called with the id of a request that waited `timeoutMs` in vain (it is closed). */
+  onTimeout?(id: string): void;
 }
 
 /**
@@ -143,25 +149,29 @@ interface Open {
  * learns why instead of waiting; a response nobody asked for (pushed) is dropped.
  */
 export class RequestLedger {
-  readonly #open = new Map<string, Open>();
+  readonly #open: PendingRequests<RequestOp>;
 
   constructor(
     /** Names this hop in error messages. */
     private readonly hop: string,
-    private readonly maxAgeMs = 60_000,
-  ) {}
+    options: LedgerOptions = {},
+  ) {
+    this.#open = new PendingRequests(options.timeoutMs ?? FORGET_AFTER_MS, (id) => options.onTimeout?.(id));
+  }
 
   get size(): number {
     return this.#open.size;
   }
 
-  /** Records a request about to be forwarded, or returns the error response when too many are open. */
-  open(request: InspectorRequest, now = Date.now()): InspectorResponse | undefined {
-    for (const [id, entry] of this.#open) if (now - entry.at > this.maxAgeMs) this.#open.delete(id);
+  /**
+   * Records a request about to be forwarded (one already open gets its whole time again), or
+   * returns the error response when too many are open.
+   */
+  open(request: InspectorRequest): InspectorResponse | undefined {
     if (!this.#open.has(request.id) && this.#open.size >= LIMITS.inFlight) {
       return errorResponse(request.id, 'RangeError', `${this.hop}: over ${LIMITS.inFlight} requests in flight`);
     }
-    this.#open.set(request.id, { op: request.op, at: now });
+    this.#open.add(request.id, request.op);
     return undefined;
   }
 
@@ -170,38 +180,30 @@ export class RequestLedger {
     return this.#open.has(id);
   }
 
-  /** Closes an open request without a response (e.g. it timed out); true if it was open. */
-  close(id: string): boolean {
-    return this.#open.delete(id);
-  }
-
   /**
    * The checked response when `data` answers an open request (which it closes), else undefined.
    */
   settle(data: unknown): InspectorResponse | undefined {
     const response = parseResponse(data);
-    const open = response && this.#open.get(response.id);
-    if (!response || !open) return undefined;
-    this.#open.delete(response.id);
+    const op = response && this.#open.take(response.id);
+    if (!response || !op) return undefined;
     const length = jsonLength(response);
     if (length > LIMITS.messageChars) {
       return errorResponse(
         response.id,
         'RangeError',
-        `The answer to ${open.op} is ${formatBytes(length)} of JSON, over the ${formatBytes(LIMITS.messageChars)} ` +
+        `The answer to ${op} is ${formatBytes(length)} of JSON, over the ${formatBytes(LIMITS.messageChars)} ` +
           `the devtools extension carries (${this.hop}); read it with the in-page inspector instead`,
       );
     }
-    if (response.ok && !isAnswer[open.op](response.value)) {
-      return errorResponse(response.id, 'TypeError', `${this.hop}: the answer to ${open.op} has the wrong shape`);
+    if (response.ok && !isAnswer[op](response.value)) {
+      return errorResponse(response.id, 'TypeError', `${this.hop}: the answer to ${op} has the wrong shape`);
     }
     return response;
   }
 
   /** Error responses for every open request, which are closed (e.g. the next hop went away). */
   failAll(message: string): InspectorResponse[] {
-    const failed = [...this.#open.keys()].map((id) => errorResponse(id, 'Error', message));
-    this.#open.clear();
-    return failed;
+    return this.#open.takeAll().map(([id]) => errorResponse(id, 'Error', message));
   }
 }

@@ -12,7 +12,8 @@ import { isStoreInfo } from './store-info.js';
  * notice's `changes` (which threads to read again; without them the panel reads everything) and a
  * list request's `threadId` (an older side answers with every thread: the panel keeps the one it
  * asked for). 'unreadable' (records the store skipped as malformed) too: an older side never
- * answers it, and the panel shows none.
+ * answers it, and the panel shows none; its `threadId` came later still (an older side answers
+ * with every thread's: the panel keeps the thread it asked for).
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
@@ -22,8 +23,14 @@ export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read
 
 export type InspectorRequest =
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list'; threadId?: string; keys?: string[] }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'evictions' | 'failures'; threadId?: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' | 'unreadable' }
+  | {
+      protocol: typeof PROTOCOL;
+      kind: 'request';
+      id: string;
+      op: 'evictions' | 'failures' | 'unreadable';
+      threadId?: string;
+    }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
 
@@ -95,11 +102,11 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
     if (!isString(threadId) || !isKeyList(keys)) return undefined;
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId, keys };
   }
-  if (op === 'list' || op === 'evictions' || op === 'failures') {
+  if (op === 'list' || op === 'evictions' || op === 'failures' || op === 'unreadable') {
     if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
-  if (op === 'info' || op === 'unreadable') return { protocol: PROTOCOL, kind: 'request', id, op };
+  if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
   if (op === 'totalBytes' && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }

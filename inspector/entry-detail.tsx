@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { clip, formatBytes, formatCount, formatTime } from './format.js';
 import { ProblemMark } from './problem-mark.js';
 import type { EntryRow, EvictionRow } from './records.js';
-import type { InspectorSource } from './source.js';
+import type { PanelSource } from './source.js';
 import { TextPager } from './text-pager.js';
 import { useStoredText } from './use-store.js';
 
@@ -16,7 +16,7 @@ export interface Selected {
 }
 
 interface EntryDetailProps {
-  source: InspectorSource;
+  source: PanelSource;
   selected: Selected;
   /** The entry as the store lists it now; undefined once it is gone. */
   live: EntryRow | undefined;

@@ -9,14 +9,8 @@ import {
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import {
-  assertInspectableStore,
-  type InspectableStore,
-  type SourceChange,
-  storeFailures,
-  storeUnreadable,
-  toSourceChange,
-} from './source.js';
+import { assertInspectableStore, type InspectableStore, storeFailures, storeUnreadable } from './inspectable-store.js';
+import { type SourceChange, toSourceChange } from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
@@ -38,7 +32,7 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
     case 'failures':
       return storeFailures(store, request.threadId);
     case 'unreadable':
-      return storeUnreadable(store);
+      return storeUnreadable(store, request.threadId);
     case 'totalBytes':
       return store.totalBytes(request.threadId);
     case 'read':

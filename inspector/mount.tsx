@@ -1,12 +1,14 @@
 import { render } from 'preact';
-import type { OffloadStore } from '../lib/store/offload-store.js';
+import type { OffloadStore } from '../lib/index.js';
 import { channelSource } from './channel.js';
 import { DEFAULT_CHANNEL } from './channel-protocol.js';
 import { exposeToInspector } from './expose.js';
 import { Floating } from './floating.js';
+import { assertInspectableStore, type InspectableStore } from './inspectable-store.js';
 import { Panel } from './panel.js';
-import { assertInspectableStore, type InspectableStore, type InspectorSource, storeSource } from './source.js';
+import { assertInspectorSource, type InspectorSource, type PanelSource, panelSource } from './source.js';
 import { assertBound } from './store-info.js';
+import { storeSource } from './store-source.js';
 import { applyStyles } from './styles.js';
 
 export interface InspectorOptions {
@@ -28,7 +30,14 @@ export interface InspectorOptions {
   channel?: string;
 }
 
-export type InspectorSourceOption = { store: OffloadStore | InspectableStore } | { channel: string };
+/**
+ * What the panel shows: a store in this window, a store exposed on a BroadcastChannel, or any
+ * other InspectorSource (e.g. the DevTools extension's, backed by its port).
+ */
+export type InspectorSourceOption =
+  | { store: OffloadStore | InspectableStore }
+  | { channel: string }
+  | { source: InspectorSource };
 
 const HOST_ATTRIBUTE = 'data-tool-output-offload-inspector';
 
@@ -59,22 +68,34 @@ function checkOptions(options: InspectorOptions): void {
   }
 }
 
-function sourceFrom(source: InspectorSourceOption): InspectorSource {
-  if (typeof source !== 'object' || source === null) {
-    throw new TypeError('mountInspector: source must be { store } or { channel }');
+const sourceKinds = ['store', 'channel', 'source'] as const;
+
+/** The panel's source, the store when it lives in this window (for "Pop out"), and what to release at unmount. */
+function sourceFrom(option: InspectorSourceOption): { source: PanelSource; store?: InspectableStore; release(): void } {
+  const given =
+    typeof option === 'object' && option !== null ? sourceKinds.filter((kind) => kind in option) : undefined;
+  if (given?.length !== 1) {
+    const got = !given ? String(option) : given.length === 0 ? 'neither' : given.join(' and ');
+    throw new TypeError(`mountInspector: source must be one of { store }, { channel } or { source }, got ${got}`);
   }
-  if ('store' in source) {
-    assertInspectableStore(source.store, 'mountInspector');
-    return storeSource(source.store);
+  if ('store' in option) {
+    assertInspectableStore(option.store, 'mountInspector');
+    const source = storeSource(option.store);
+    return { source: panelSource(source, 'this window'), store: option.store, release: () => source.close() };
   }
-  if ('channel' in source) return channelSource(source.channel);
-  throw new TypeError('mountInspector: source must be { store } or { channel }, got neither');
+  if ('channel' in option) {
+    const source = channelSource(option.channel);
+    return { source, release: () => source.close() };
+  }
+  assertInspectorSource(option.source, 'mountInspector');
+  // A source given is the caller's: unmounting stops listening to it, and leaves it open.
+  return { source: panelSource(option.source, 'custom source'), release: () => {} };
 }
 
 /**
  * Renders the inspector into `target` (an element or a ShadowRoot) inside a shadow root of its own,
  * so page styles do not reach it and its styles do not leak. Returns a function that removes it,
- * unsubscribes from the store and closes its channels.
+ * unsubscribes from the store or source and closes its channels.
  */
 export function mountInspector(
   target: Element | ShadowRoot,
@@ -85,7 +106,7 @@ export function mountInspector(
     throw new TypeError('mountInspector: target must be an Element or a ShadowRoot');
   }
   checkOptions(options);
-  const inspectorSource = sourceFrom(source);
+  const { source: panel, store, release } = sourceFrom(source);
 
   const document = target.ownerDocument;
   const host = document.createElement('div');
@@ -101,7 +122,6 @@ export function mountInspector(
 
   let stopExposing: (() => void) | undefined;
   const popOutUrl = options.popOutUrl;
-  const store = inspectorSource.store;
   const onPopOut =
     store && popOutUrl !== undefined
       ? () => {
@@ -115,8 +135,8 @@ export function mountInspector(
       : undefined;
 
   const props = {
-    source: inspectorSource,
-    label: options.label || inspectorSource.label,
+    source: panel,
+    label: options.label || panel.label,
     bound: options.bound,
     onPopOut,
   };
@@ -127,7 +147,7 @@ export function mountInspector(
     if (!mounted) return;
     mounted = false;
     render(null, container);
-    inspectorSource.close();
+    release();
     stopExposing?.();
     host.remove();
   };

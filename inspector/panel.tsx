@@ -8,13 +8,13 @@ import { Gauges } from './gauge.js';
 import { OriginStorage } from './origin-storage.js';
 import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './records.js';
 import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
-import type { InspectorSource } from './source.js';
+import type { PanelSource } from './source.js';
 import { type TabId, Tabs } from './tabs.js';
 import { ThreadPicker } from './thread-picker.js';
 import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './use-store.js';
 
 export interface PanelProps {
-  source: InspectorSource;
+  source: PanelSource;
   /** Names the source in the header. */
   label: string;
   /** maxTotalBytes, for the gauges; else the bound the source reports, else unknown. */

@@ -8,7 +8,7 @@ import {
   toFailureRow,
   toRows,
 } from './records.js';
-import type { InspectorSource, SourceChange } from './source.js';
+import type { PanelSource, SourceChange } from './source.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 export interface Snapshot {
@@ -47,16 +47,23 @@ type Part = 'entries' | 'evictions' | 'failures';
 type Row = EntryRow | EvictionRow | FailureRow;
 const allParts: readonly Part[] = ['entries', 'evictions', 'failures'];
 
-/**
- * The lists a change can alter. An eviction may also be `clearThread`, which drops the thread's
- * log and failures with its entries; a type this version does not know may alter anything.
- */
+/** The lists a change can alter; a type this version does not know may alter anything. */
 const partsChangedBy: Record<string, readonly Part[]> = {
   stored: ['entries'],
   restored: ['entries', 'evictions'],
-  evicted: allParts,
+  evicted: ['entries', 'evictions'],
   failed: ['failures'],
 };
+
+/**
+ * An eviction may also be `clearThread`, which drops the thread's failures with its entries and
+ * leaves it empty: its failures are read again only when the thread's total after it is 0 (or
+ * not told), not after each eviction that made room for a new result.
+ */
+function partsOf(change: SourceChange): readonly Part[] {
+  if (change.type === 'evicted' && (change.totalBytes ?? 0) === 0) return allParts;
+  return partsChangedBy[change.type] ?? allParts;
+}
 
 /** What changed in one thread: which lists, and which keys' entries (null: any, read the whole list). */
 interface ThreadChange {
@@ -70,11 +77,11 @@ const keyedTypes = new Set(['stored', 'evicted', 'restored']);
 const reads: Record<
   Part,
   {
-    read: (source: InspectorSource, threadId?: string, keys?: readonly string[]) => Promise<unknown>;
+    read: (source: PanelSource, threadId?: string, keys?: readonly string[]) => Promise<unknown>;
     toRow: (value: unknown) => Row | undefined;
   }
 > = {
-  entries: { read: (source, threadId, keys) => source.list(threadId, keys), toRow: toEntryRow },
+  entries: { read: (source, threadId, keys) => source.list(threadId, keys && { keys }), toRow: toEntryRow },
   evictions: { read: (source, threadId) => source.evictions(threadId), toRow: toEvictionRow },
   failures: { read: (source, threadId) => source.failures(threadId), toRow: toFailureRow },
 };
@@ -105,7 +112,7 @@ function groupByThread<T extends Row>(rows: readonly T[]): Map<string, T[]> {
  * what changed (an older exposing window, a custom store's event) reads everything again.
  */
 export class SnapshotReader {
-  readonly #source: InspectorSource;
+  readonly #source: PanelSource;
   readonly #publish: (state: SnapshotState) => void;
   readonly #byThread: Record<Part, Map<string, Row[]>> = {
     entries: new Map(),
@@ -131,7 +138,7 @@ export class SnapshotReader {
   #unsubscribe: (() => void) | undefined;
   #snapshot: Snapshot | undefined;
 
-  constructor(source: InspectorSource, publish: (state: SnapshotState) => void) {
+  constructor(source: PanelSource, publish: (state: SnapshotState) => void) {
     this.#source = source;
     this.#publish = publish;
   }
@@ -175,7 +182,7 @@ export class SnapshotReader {
       for (const change of changes) {
         const thread = this.#dirty.get(change.threadId) ?? { parts: new Set<Part>(), keys: new Set<string>() };
         this.#dirty.set(change.threadId, thread);
-        for (const part of partsChangedBy[change.type] ?? allParts) thread.parts.add(part);
+        for (const part of partsOf(change)) thread.parts.add(part);
         if (!keyedTypes.has(change.type)) thread.keys = null;
         else thread.keys?.add(change.key);
         this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);

@@ -1,31 +1,10 @@
-import type {
-  EvictionRecord,
-  OffloadStore,
-  StoredResultInfo,
-  StoreEvent,
-  StoreFailure,
-  UnreadableRecord,
-} from '../lib/store/offload-store.js';
-import { readStoreInfo, type StoreInfo } from './store-info.js';
+import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import type { StoreInfo } from './store-info.js';
 
 /**
- * The read side of a store: all the inspector needs. `failures` is optional so a store written
- * before it existed (or any custom store) still works; `estimate` (IndexedDbOffloadStore has it)
- * and `persisted` are shown in the header where the store has them.
- */
-export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' | 'totalBytes' | 'subscribe'> & {
-  failures?: OffloadStore['failures'];
-  /** Records the store found malformed and skipped (IndexedDbOffloadStore reports them). */
-  unreadable?: OffloadStore['unreadable'];
-  /** The origin's `navigator.storage.estimate()`, where the browser tells. */
-  estimate?(): Promise<StorageEstimate | undefined>;
-  /** The origin's `navigator.storage.persisted()`. */
-  persisted?(): Promise<boolean>;
-};
-
-/**
- * One store change as the panel hears it: what happened to which key of which thread, and the
- * thread's total after it when the store said. It tells the panel which thread to read again.
+ * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
+ * `'failed'`) to which key of which thread, and the thread's total after it when known. It tells
+ * the panel which thread to read again, and which entry.
  */
 export interface SourceChange {
   type: string;
@@ -35,35 +14,43 @@ export interface SourceChange {
 }
 
 /**
- * Called on every change notice, unbatched (the panel coalesces them): the changes it stands for,
- * or undefined when anything may have changed (read everything again).
- */
-export type ChangeListener = (changes: readonly SourceChange[] | undefined) => void;
-
-/**
- * What the panel reads from: a store in this window, or a store behind a channel. Lists are of
- * one thread when one is given, else of all; their items are checked by the panel (records.ts).
+ * Where the inspector reads from: `mountInspector(target, { source })`. `{ store }` and
+ * `{ channel }` are sources built in; write one to show a store the panel cannot reach itself
+ * (behind a port, a worker's messages, a server). Every answer is checked by the panel, record by
+ * record, so a source may pass on what it receives as it is.
  */
 export interface InspectorSource {
-  /** Says where the data comes from, for the panel's header. */
-  readonly label: string;
-  /** The store itself when it lives in this window (enables "Pop out"). */
-  readonly store?: InspectableStore;
-  /** With `keys` (and a thread), only those keys' entries; a source may answer with more. */
-  list(threadId?: string, keys?: readonly string[]): Promise<StoredResultInfo[]>;
+  /** Names the source in the panel's header, unless mountInspector's `label` option does. */
+  readonly label?: string;
+  /**
+   * Entries of one thread (all threads without one), oldest first. With `options.keys`, only those
+   * keys' entries: the panel asks so after a change that named them (answering with more is fine).
+   */
+  list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
+  /** The eviction log of one thread (or all), oldest first. */
   evictions(threadId?: string): Promise<EvictionRecord[]>;
-  /** Results that could not be stored; empty when the store does not track them. */
-  failures(threadId?: string): Promise<StoreFailure[]>;
-  /** Records the store skipped as malformed, of every thread; empty when the store does not say. */
-  unreadable(): Promise<UnreadableRecord[]>;
+  /** Results that could not be stored; without this method, none are shown. */
+  failures?(threadId?: string): Promise<StoreFailure[]>;
+  /** Records the store skipped as malformed, of one thread (or all); without this method, none are shown. */
+  unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
+  /** A thread's stored bytes, for its gauge. */
   totalBytes(threadId: string): Promise<number>;
+  /** A stored text, read when an entry is opened. */
   read(threadId: string, key: string): Promise<string>;
-  /** The bound and the origin's storage, as far as the store's side knows them. */
-  info(): Promise<StoreInfo>;
-  onChange(listener: ChangeListener): () => void;
-  /** Stops listening and releases whatever the source holds (a channel). */
-  close(): void;
+  /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
+  info?(): Promise<StoreInfo>;
+  /**
+   * Calls `listener` after changes: with the changes, so the panel reads only what they name, or
+   * with undefined when anything may have changed (it reads everything again). Returns a function
+   * that stops calling it; the panel calls it when unmounted.
+   */
+  onChange(listener: (changes: readonly SourceChange[] | undefined) => void): () => void;
 }
+
+/** A source as the panel uses it: every method present, each answering with a promise. */
+export type PanelSource = Required<InspectorSource>;
+
+export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
@@ -78,65 +65,74 @@ export function toSourceChange(event: unknown): SourceChange | undefined {
   return isCount(totalBytes) ? { type, threadId, key, totalBytes } : { type, threadId, key };
 }
 
-const storeMethods = ['list', 'read', 'evictions', 'totalBytes', 'subscribe'] as const;
-
-/** Throws a TypeError naming the first method a store lacks. */
-export function assertInspectableStore(store: unknown, where: string): asserts store is InspectableStore {
-  if (typeof store !== 'object' || store === null) {
-    throw new TypeError(
-      `${where}: store must be an OffloadStore object, got ${store === null ? 'null' : typeof store}`,
-    );
+/** Every change well-formed, checked; undefined (read everything) when one is not, or none are given. */
+function toSourceChanges(changes: unknown): SourceChange[] | undefined {
+  if (!Array.isArray(changes)) return undefined;
+  const checked: SourceChange[] = [];
+  for (const each of changes) {
+    const change = toSourceChange(each);
+    if (!change) return undefined;
+    checked.push(change);
   }
-  for (const method of storeMethods) {
-    if (typeof (store as Record<string, unknown>)[method] !== 'function') {
-      throw new TypeError(`${where}: store has no ${method}() method; pass an OffloadStore`);
+  return checked;
+}
+
+const required = ['list', 'evictions', 'totalBytes', 'read', 'onChange'] as const;
+const optional = ['failures', 'unreadable', 'info'] as const;
+const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+/** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
+export function assertInspectorSource(source: unknown, where: string): asserts source is InspectorSource {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+    throw new TypeError(`${where}: source must be an InspectorSource object, got ${describe(source)}`);
+  }
+  const fields = source as Record<string, unknown>;
+  for (const method of required) {
+    if (typeof fields[method] !== 'function') {
+      throw new TypeError(
+        `${where}: source.${method} must be a function, got ${describe(fields[method])}; ` +
+          `an InspectorSource has ${required.map((name) => `${name}()`).join(', ')}`,
+      );
     }
   }
+  for (const method of optional) {
+    if (fields[method] !== undefined && typeof fields[method] !== 'function') {
+      throw new TypeError(`${where}: source.${method} must be a function when given, got ${describe(fields[method])}`);
+    }
+  }
+  if (fields.label !== undefined && typeof fields.label !== 'string') {
+    throw new TypeError(`${where}: source.label must be a string when given, got ${describe(fields.label)}`);
+  }
 }
 
-/** Reads failures where the store keeps them (feature-detected), else none. */
-export function storeFailures(store: InspectableStore, threadId?: string): Promise<StoreFailure[]> {
-  return typeof store.failures === 'function' ? store.failures(threadId) : Promise.resolve([]);
+/** Calls a source's method so that a throw or a value that is no promise still ends as a promise. */
+function call<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
-/** Reads the records a store skipped as malformed, where it reports them (feature-detected), else none. */
-export function storeUnreadable(store: InspectableStore): Promise<UnreadableRecord[]> {
-  return typeof store.unreadable === 'function' ? store.unreadable() : Promise.resolve([]);
-}
-
-/** A source over a store in this window: one subscription to the store, however many listen. */
-export function storeSource(store: InspectableStore): InspectorSource {
-  const listeners = new Set<ChangeListener>();
-  let unsubscribe: (() => void) | undefined;
-  const stopListening = () => {
-    unsubscribe?.();
-    unsubscribe = undefined;
-  };
+/**
+ * The panel's view of a checked source: an optional method missing answers with nothing to show,
+ * every answer is a promise, and changes that are not well-formed count as "anything changed".
+ */
+export function panelSource(source: InspectorSource, label: string): PanelSource {
   return {
-    label: 'this window',
-    store,
-    list: (threadId, keys) => (keys ? store.list(threadId, { keys }) : store.list(threadId)),
-    evictions: (threadId) => store.evictions(threadId),
-    failures: (threadId) => storeFailures(store, threadId),
-    unreadable: () => storeUnreadable(store),
-    totalBytes: (threadId) => store.totalBytes(threadId),
-    read: (threadId, key) => store.read(threadId, key),
-    // The bound of a store in this window is mountInspector's own option.
-    info: () => readStoreInfo(store, undefined),
+    label: source.label || label,
+    list: (threadId, options) => call(() => source.list(threadId, options)),
+    evictions: (threadId) => call(() => source.evictions(threadId)),
+    failures: (threadId) => (source.failures ? call(() => source.failures!(threadId)) : Promise.resolve([])),
+    unreadable: (threadId) => (source.unreadable ? call(() => source.unreadable!(threadId)) : Promise.resolve([])),
+    totalBytes: (threadId) => call(() => source.totalBytes(threadId)),
+    read: (threadId, key) => call(() => source.read(threadId, key)),
+    info: () => (source.info ? call(() => source.info!()) : Promise.resolve({})),
     onChange(listener) {
-      listeners.add(listener);
-      unsubscribe ??= store.subscribe((event: StoreEvent) => {
-        const change = toSourceChange(event);
-        for (const each of [...listeners]) each(change && [change]);
-      });
+      const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) stopListening();
+        if (typeof stop === 'function') stop();
       };
-    },
-    close() {
-      listeners.clear();
-      stopListening();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { InspectableStore } from './source.js';
+import type { InspectableStore } from './inspectable-store.js';
 
 /**
  * What the panel shows beside the store's records: the offload's bound, for the gauges, and the

@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { toRows, toUnreadableRow, type UnreadableRow } from './records.js';
+import type { UnreadableRow } from './records.js';
 import { entryId } from './rows.js';
 import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
-import type { InspectorSource } from './source.js';
+import type { PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
+import { UnreadableReader } from './unreadable-reader.js';
 
 /** The origin's storage estimate changes little between two events: read it at most this often. */
 export const INFO_BATCH_MS = 500;
@@ -14,8 +15,8 @@ export const INFO_BATCH_MS = 500;
  * read keeps the last good value.
  */
 function useBatchedRead<T>(
-  source: InspectorSource,
-  load: (source: InspectorSource) => Promise<T>,
+  source: PanelSource,
+  load: (source: PanelSource) => Promise<T>,
   batchMs: number,
 ): { value?: T; error?: string } {
   const [state, setState] = useState<{ value?: T; error?: string }>({});
@@ -65,7 +66,7 @@ function useBatchedRead<T>(
  * The source's snapshot, kept current by a SnapshotReader (which reads only what changed), and
  * `wantTotals` for the gauges in view.
  */
-export function useSnapshot(source: InspectorSource): SnapshotState & { wantTotals(threads: readonly string[]): void } {
+export function useSnapshot(source: PanelSource): SnapshotState & { wantTotals(threads: readonly string[]): void } {
   const [state, setState] = useState<SnapshotState>({});
   const reader = useRef<SnapshotReader | undefined>(undefined);
   // A layout effect starts the first read before the first paint rather than after it.
@@ -79,32 +80,34 @@ export function useSnapshot(source: InspectorSource): SnapshotState & { wantTota
   return { ...state, wantTotals };
 }
 
-const loadInfo = (source: InspectorSource) => source.info();
+const loadInfo = (source: PanelSource) => source.info();
 
 /**
  * The bound and the origin's storage, re-read after changes: at most one `estimate()` per
  * INFO_BATCH_MS however many events come. Empty until known; a failed read (a store exposed by
  * an older version, which does not answer) keeps what was known, and is no error to show.
  */
-export function useStoreInfo(source: InspectorSource): StoreInfo {
+export function useStoreInfo(source: PanelSource): StoreInfo {
   return useBatchedRead(source, loadInfo, INFO_BATCH_MS).value ?? noInfo;
 }
 
 const noInfo: StoreInfo = {};
 
-/** Unreadable records are read at most this often: IndexedDbOffloadStore finds them by checking every record. */
-export const UNREADABLE_BATCH_MS = 2000;
-
-const loadUnreadable = async (source: InspectorSource) => toRows(await source.unreadable(), toUnreadableRow).rows;
-const noRecords: readonly UnreadableRow[] = [];
-
 /**
- * The records the store skipped as malformed, read at mount and again after changes (at most once
- * every UNREADABLE_BATCH_MS). A store exposed by an older version does not answer: none shown.
+ * The records the store skipped as malformed: all of them at mount, then those of the threads that
+ * changed (UnreadableReader), at most once every UNREADABLE_BATCH_MS.
  */
-export function useUnreadable(source: InspectorSource): readonly UnreadableRow[] {
-  return useBatchedRead(source, loadUnreadable, UNREADABLE_BATCH_MS).value ?? noRecords;
+export function useUnreadable(source: PanelSource): readonly UnreadableRow[] {
+  const [rows, setRows] = useState<readonly UnreadableRow[]>(noRecords);
+  useLayoutEffect(() => {
+    const reader = new UnreadableReader(source, setRows);
+    reader.start();
+    return () => reader.stop();
+  }, [source]);
+  return rows;
 }
+
+const noRecords: readonly UnreadableRow[] = [];
 
 export type TextState =
   | { status: 'idle' }
@@ -117,7 +120,7 @@ export type TextState =
  * (the entry was replaced or evicted while selected) without blanking what is shown meanwhile.
  */
 export function useStoredText(
-  source: InspectorSource,
+  source: PanelSource,
   target: { threadId: string; key: string } | undefined,
   version: number,
 ): TextState {

@@ -148,6 +148,28 @@ describe('the panel page', () => {
     await until(() => expect(panel.paths()).toContain('/large_tool_results/after-restart'));
   });
 
+  it('reads through its port: the panel page opens no BroadcastChannel of its own', async () => {
+    const opened: string[] = [];
+    const Original = globalThis.BroadcastChannel;
+    globalThis.BroadcastChannel = class extends Original {
+      constructor(name: string) {
+        super(name);
+        opened.push(name);
+      }
+    };
+    later(() => {
+      globalThis.BroadcastChannel = Original;
+    });
+    const { fake, channel } = setup();
+    page(fake, channel, await sampleStore());
+    const panel = openPanel(fake);
+    await until(() => expect(panel.paths()).toHaveLength(3));
+    panel.root().querySelectorAll<HTMLElement>('tbody tr.row')[1]!.click();
+    await until(() => expect(panel.root().querySelectorAll('.lt')).toHaveLength(3));
+    // The page's: exposeToInspector's and the content script's relay, both on the page's channel.
+    expect(opened).toEqual([channel, channel]);
+  });
+
   it('pings the worker while open, and closes its port when it goes', async () => {
     const { fake, channel } = setup();
     page(fake, channel, await sampleStore());

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exposeToInspector, type InspectableStore } from '../../inspector/index.js';
+import { UNREADABLE_BATCH_MS } from '../../inspector/unreadable-reader.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { chooseThread, cleanupMounts, mount, put, until } from './inspector-fixtures.js';
@@ -53,7 +54,7 @@ describe('the panel reads what changed (store source)', () => {
     expect(view.one('[role="tab"]').textContent).toBe('Entries (51)');
   });
 
-  it('an eviction reads the entries it named, and that thread’s evictions and failures; its gauge takes the event’s total', async () => {
+  it('an eviction reads the entries it named and that thread’s evictions, not its failures; its gauge takes the event’s total', async () => {
     const store = await storeOf(20);
     const calls = countCalls(store);
     const view = mount({ store }, { bound: 1000 });
@@ -70,15 +71,56 @@ describe('the panel reads what changed (store source)', () => {
         .flatMap(([threadId, options]) => (threadId === 't3' ? (options?.keys ?? ['all']) : ['other thread']))
         .sort(),
     ).toEqual(['t3-big', 't3-k0']);
-    for (const spy of [calls.evictions, calls.failures]) {
-      expect(spy.mock.calls.length).toBeGreaterThan(0);
-      expect(spy.mock.calls.every(([threadId]) => threadId === 't3')).toBe(true);
-    }
+    expect(calls.evictions.mock.calls.length).toBeGreaterThan(0);
+    expect(calls.evictions.mock.calls.every(([threadId]) => threadId === 't3')).toBe(true);
+    // The thread still holds 1000 bytes: it was not cleared, so its failures are as they were.
+    expect(calls.failures).not.toHaveBeenCalled();
     await chooseThread(view, 't3'); // its gauge comes into view
     await until(() =>
       expect(view.one<HTMLMeterElement>('meter[aria-label="Thread t3: stored bytes"]').value).toBe(1000),
     );
     expect(calls.totalBytes).not.toHaveBeenCalled();
+  });
+
+  it('a cleared thread reads its failures again (and no other thread’s), and they leave the panel', async () => {
+    const store = await storeOf(10);
+    for (const threadId of ['t2', 't5']) {
+      await store.reportFailure({
+        threadId,
+        key: `${threadId}-quota`,
+        path: `/large_tool_results/${threadId}-quota`,
+        toolName: 'fetch_page',
+        bytes: 10,
+        at: Date.now(),
+        error: 'QuotaExceededError',
+      });
+    }
+    const calls = countCalls(store);
+    const view = mount({ store });
+    await until(() => expect(view.all('[role="tab"]').map((tab) => tab.textContent)).toContain('Not stored (2)'));
+    await settle();
+    calls.reset();
+
+    await store.clearThread('t2');
+    await until(() => expect(view.all('[role="tab"]').map((tab) => tab.textContent)).toContain('Not stored (1)'));
+    await settle();
+    expect(calls.failures.mock.calls).toEqual([['t2']]);
+    expect(calls.list.mock.calls.every(([threadId]) => threadId === 't2')).toBe(true);
+    expect(calls.evictions.mock.calls).toEqual([['t2']]);
+  });
+
+  it('records the store could not read: every thread’s at mount, then only the changed thread’s', async () => {
+    const store = await storeOf(30);
+    const unreadable = vi.spyOn(store, 'unreadable');
+    const view = mount({ store });
+    await until(() => expect(view.one('[role="tab"]').textContent).toBe('Entries (30)'));
+    await until(() => expect(unreadable.mock.calls).toEqual([[]]));
+
+    await put(store, 't9', 't9-new', 'new on t9', { createdAt: Date.now() + 1000 });
+    await put(store, 't9', 't9-newer', 'newer on t9', { createdAt: Date.now() + 2000 });
+    await until(() => expect(view.paths()[0]).toBe('/large_tool_results/t9-newer'));
+    // Read once for the burst, after UNREADABLE_BATCH_MS.
+    await until(() => expect(unreadable.mock.calls).toEqual([[], ['t9']]), UNREADABLE_BATCH_MS + 3000);
   });
 
   it('a store whose events name no thread is read whole again, and still shows the change', async () => {
@@ -154,5 +196,10 @@ describe('the panel reads what changed (channel source)', () => {
     expect(lists.map(({ op, threadId, keys }) => ({ op, threadId, keys }))).toEqual([
       { op: 'list', threadId: 't12', keys: ['t12-new'] },
     ]);
+    // The records the store could not read: of the changed thread only, once the batch is due.
+    await until(
+      () => expect(wire.filter(({ op }) => op === 'unreadable')).toEqual([expect.objectContaining({ threadId: 't12' })]),
+      UNREADABLE_BATCH_MS + 3000,
+    );
   });
 });

@@ -128,7 +128,9 @@ describe('mounting', () => {
     expect(() => mountInspector('#app' as unknown as Element, { store })).toThrow(
       /target must be an Element or a ShadowRoot/,
     );
-    expect(() => mountInspector(el, {} as { store: MemoryOffloadStore })).toThrow(/source must be \{ store \} or/);
+    expect(() => mountInspector(el, {} as { store: MemoryOffloadStore })).toThrow(
+      /source must be one of \{ store \}, \{ channel \} or \{ source \}, got neither/,
+    );
     expect(() => mountInspector(el, { store: { list() {} } as unknown as MemoryOffloadStore })).toThrow(
       /store has no read\(\) method/,
     );

@@ -1,0 +1,43 @@
+import type { OffloadStore, StoreFailure, UnreadableRecord } from '../lib/index.js';
+
+/**
+ * The read side of a store: all the inspector needs. `failures` is optional so a store written
+ * before it existed (or any custom store) still works; `estimate` (IndexedDbOffloadStore has it)
+ * and `persisted` are shown in the header where the store has them.
+ */
+export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' | 'totalBytes' | 'subscribe'> & {
+  failures?: OffloadStore['failures'];
+  /** Records the store found malformed and skipped (IndexedDbOffloadStore reports them). */
+  unreadable?: OffloadStore['unreadable'];
+  /** The origin's `navigator.storage.estimate()`, where the browser tells. */
+  estimate?(): Promise<StorageEstimate | undefined>;
+  /** The origin's `navigator.storage.persisted()`. */
+  persisted?(): Promise<boolean>;
+};
+
+const storeMethods = ['list', 'read', 'evictions', 'totalBytes', 'subscribe'] as const;
+
+/** Throws a TypeError naming the first method a store lacks. */
+export function assertInspectableStore(store: unknown, where: string): asserts store is InspectableStore {
+  if (typeof store !== 'object' || store === null) {
+    throw new TypeError(
+      `${where}: store must be an OffloadStore object, got ${store === null ? 'null' : typeof store}`,
+    );
+  }
+  for (const method of storeMethods) {
+    if (typeof (store as Record<string, unknown>)[method] !== 'function') {
+      throw new TypeError(`${where}: store has no ${method}() method; pass an OffloadStore`);
+    }
+  }
+}
+
+/** Reads failures where the store keeps them (feature-detected), else none. */
+export function storeFailures(store: InspectableStore, threadId?: string): Promise<StoreFailure[]> {
+  return typeof store.failures === 'function' ? store.failures(threadId) : Promise.resolve([]);
+}
+
+/** Reads the records a store skipped as malformed, where it reports them (feature-detected), else none. */
+export function storeUnreadable(store: InspectableStore, threadId?: string): Promise<UnreadableRecord[]> {
+  if (typeof store.unreadable !== 'function') return Promise.resolve([]);
+  return threadId === undefined ? store.unreadable() : store.unreadable(threadId);
+}

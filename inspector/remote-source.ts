@@ -1,0 +1,140 @@
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import {
+  fromWireError,
+  type InspectorRequest,
+  isAnswer,
+  isKeyList,
+  PROTOCOL,
+  parseNotice,
+  parseResponse,
+  type RequestBody,
+  type RequestOp,
+} from './channel-protocol.js';
+import { PendingRequests } from './pending-requests.js';
+import type { ChangeListener, PanelSource } from './source.js';
+import type { StoreInfo } from './store-info.js';
+
+export interface RemoteSourceOptions {
+  /** Names the source in the panel's header. */
+  label: string;
+  /** Sends a request to the side that holds the store; a throw fails that request with its error. */
+  post(request: InspectorRequest): void;
+  /** How long a request waits for its answer. */
+  timeoutMs: number;
+  /** The message of a request's error when no answer came within `timeoutMs`. */
+  noAnswer: string;
+  /** The message of a request's error when the source was closed before it was answered. */
+  closed: string;
+}
+
+/** A source over the inspector's protocol: requests out through `post`, answers and notices in through `receive`. */
+export interface RemoteSource extends PanelSource {
+  /** Takes a message from the other side: an answer to a pending request, or a change notice; anything else is ignored. */
+  receive(data: unknown): void;
+  /** Fails every request still waiting (the other side went away) with `reason`. */
+  failAll(reason: string): void;
+  /** Fails what is pending, forgets the listeners, and fails every later request. */
+  close(): void;
+}
+
+interface Waiting {
+  op: RequestOp;
+  request: InspectorRequest;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+let counter = 0;
+function requestId(): string {
+  counter += 1;
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${counter}`;
+}
+
+/**
+ * The panel's side of the inspector's protocol, whatever carries it (a BroadcastChannel, the
+ * DevTools extension's port). Answers that fail validation are ignored (a valid one may follow);
+ * a request nobody answers fails after `timeoutMs`.
+ */
+export function remoteSource(options: RemoteSourceOptions): RemoteSource {
+  const pending = new PendingRequests<Waiting>(options.timeoutMs, (_id, waiting) =>
+    waiting.reject(new Error(options.noAnswer)),
+  );
+  const listeners = new Set<ChangeListener>();
+  let closed = false;
+
+  function ask<T>(body: RequestBody): Promise<T> {
+    if (closed) return Promise.reject(new Error(options.closed));
+    const id = requestId();
+    const request = { protocol: PROTOCOL, kind: 'request', id, ...body } as InspectorRequest;
+    return new Promise<T>((resolve, reject) => {
+      const waiting = { op: body.op, request, resolve: resolve as (value: unknown) => void, reject };
+      pending.add(id, waiting);
+      send(waiting);
+    });
+  }
+
+  const failAll = (reason: string) => {
+    for (const [, waiting] of pending.takeAll()) waiting.reject(new Error(reason));
+  };
+  /** Posts a pending request; a throw fails it. */
+  const send = (waiting: Waiting) => {
+    try {
+      options.post(waiting.request);
+    } catch (error) {
+      pending.take(waiting.request.id);
+      waiting.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+
+  const thread = <Op extends 'evictions' | 'failures' | 'unreadable'>(op: Op, threadId: string | undefined) =>
+    threadId === undefined ? { op } : { op, threadId };
+
+  return {
+    label: options.label,
+    list: (threadId, listOptions) => {
+      const keys = listOptions?.keys;
+      return ask<StoredResultInfo[]>(
+        threadId === undefined
+          ? { op: 'list' }
+          : // Too many keys for one request: the whole thread (the panel keeps the keys it asked for).
+            keys && isKeyList(keys)
+            ? { op: 'list', threadId, keys: [...keys] }
+            : { op: 'list', threadId },
+      );
+    },
+    evictions: (threadId) => ask<EvictionRecord[]>(thread('evictions', threadId)),
+    failures: (threadId) => ask<StoreFailure[]>(thread('failures', threadId)),
+    unreadable: (threadId) => ask<UnreadableRecord[]>(thread('unreadable', threadId)),
+    totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
+    read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
+    info: () => ask<StoreInfo>({ op: 'info' }),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    receive(data) {
+      if (closed) return;
+      const notice = parseNotice(data);
+      if (notice) {
+        // A store exposed after these requests were sent never saw them: ask it again.
+        if (notice.events === 0) for (const waiting of pending.values()) send(waiting);
+        for (const listener of [...listeners]) listener(notice.changes);
+        return;
+      }
+      const response = parseResponse(data);
+      const waiting = response && pending.get(response.id);
+      if (!response || !waiting) return;
+      if (response.ok && !isAnswer[waiting.op](response.value)) return; // malformed: wait for a valid answer
+      pending.take(response.id);
+      if (response.ok) waiting.resolve(response.value);
+      else waiting.reject(fromWireError(response.error));
+    },
+    failAll,
+    close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      failAll(options.closed);
+    },
+  };
+}

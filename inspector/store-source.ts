@@ -1,0 +1,43 @@
+import type { StoreEvent } from '../lib/index.js';
+import { type InspectableStore, storeFailures, storeUnreadable } from './inspectable-store.js';
+import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
+import { readStoreInfo } from './store-info.js';
+
+/**
+ * A source over a store in this window: one subscription to the store, however many listen, and
+ * `close()` to drop it.
+ */
+export function storeSource(store: InspectableStore): InspectorSource & { close(): void } {
+  const listeners = new Set<ChangeListener>();
+  let unsubscribe: (() => void) | undefined;
+  const stopListening = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+  };
+  return {
+    label: 'this window',
+    list: (threadId, options) => (options?.keys ? store.list(threadId, { keys: options.keys }) : store.list(threadId)),
+    evictions: (threadId) => store.evictions(threadId),
+    failures: (threadId) => storeFailures(store, threadId),
+    unreadable: (threadId) => storeUnreadable(store, threadId),
+    totalBytes: (threadId) => store.totalBytes(threadId),
+    read: (threadId, key) => store.read(threadId, key),
+    // The bound of a store in this window is mountInspector's own option.
+    info: () => readStoreInfo(store, undefined),
+    onChange(listener) {
+      listeners.add(listener);
+      unsubscribe ??= store.subscribe((event: StoreEvent) => {
+        const change = toSourceChange(event);
+        for (const each of [...listeners]) each(change && [change]);
+      });
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) stopListening();
+      };
+    },
+    close() {
+      listeners.clear();
+      stopListening();
+    },
+  };
+}
