@@ -1,4 +1,4 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/store/offload-store.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
 import { clip } from './format.js';
 
 /**

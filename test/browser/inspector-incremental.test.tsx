@@ -198,7 +198,8 @@ describe('the panel reads what changed (channel source)', () => {
     ]);
     // The records the store could not read: of the changed thread only, once the batch is due.
     await until(
-      () => expect(wire.filter(({ op }) => op === 'unreadable')).toEqual([expect.objectContaining({ threadId: 't12' })]),
+      () =>
+        expect(wire.filter(({ op }) => op === 'unreadable')).toEqual([expect.objectContaining({ threadId: 't12' })]),
       UNREADABLE_BATCH_MS + 3000,
     );
   });
