@@ -159,16 +159,12 @@ export class RequestLedger {
     this.#open = new PendingRequests(options.timeoutMs ?? FORGET_AFTER_MS, (id) => options.onTimeout?.(id));
   }
 
-  get size(): number {
-    return this.#open.size;
-  }
-
   /**
    * Records a request about to be forwarded (one already open gets its whole time again), or
    * returns the error response when too many are open.
    */
   open(request: InspectorRequest): InspectorResponse | undefined {
-    if (!this.#open.has(request.id) && this.#open.size >= LIMITS.inFlight) {
+    if (!this.has(request.id) && this.#open.size >= LIMITS.inFlight) {
       return errorResponse(request.id, 'RangeError', `${this.hop}: over ${LIMITS.inFlight} requests in flight`);
     }
     this.#open.add(request.id, request.op);
@@ -177,7 +173,7 @@ export class RequestLedger {
 
   /** True when `id` names an open request. */
   has(id: string): boolean {
-    return this.#open.has(id);
+    return this.#open.get(id) !== undefined;
   }
 
   /**

@@ -1,4 +1,5 @@
-import { type SourceChange, toSourceChange } from './source.js';
+import { isCount } from './count.js';
+import { type SourceChange, toSourceChanges } from './source.js';
 import { isStoreInfo } from './store-info.js';
 
 /**
@@ -71,7 +72,6 @@ function isObject(value: unknown): value is Fields {
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 const isId = (value: unknown): value is string => isString(value) && value.length > 0 && value.length <= 200;
 
 function isEnvelope(data: unknown, kind: string): data is Fields {
@@ -140,15 +140,11 @@ const CHANGE_FIELD_CHARS = 1024;
 
 /** The notice's changes when every one is well-formed and there are not too many, else undefined. */
 export function parseChanges(value: unknown): SourceChange[] | undefined {
-  if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
-  const changes: SourceChange[] = [];
-  for (const item of value) {
-    const change = toSourceChange(item);
-    const short = change && [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS);
-    if (!short) return undefined;
-    changes.push(change);
-  }
-  return changes;
+  const changes = Array.isArray(value) && value.length <= MAX_NOTICE_CHANGES ? toSourceChanges(value) : undefined;
+  const short = changes?.every((change) =>
+    [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS),
+  );
+  return short ? changes : undefined;
 }
 
 export function parseNotice(data: unknown): ChangeNotice | undefined {

@@ -4,25 +4,24 @@
  * they asked and give up on what nobody answers.
  */
 export class PendingRequests<T> {
-  readonly #open = new Map<string, { request: T; timer: ReturnType<typeof setTimeout> | undefined }>();
+  readonly #open = new Map<string, { request: T; timer: ReturnType<typeof setTimeout> }>();
+  readonly #timeoutMs: number;
+  readonly #onTimeout: (id: string, request: T) => void;
 
   /**
-   * @param timeoutMs how long a request may wait; Infinity waits for ever.
+   * @param timeoutMs how long a request may wait.
    * @param onTimeout called with a request that waited `timeoutMs` in vain (it is no longer pending).
    */
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly onTimeout: (id: string, request: T) => void,
-  ) {}
+  constructor(timeoutMs: number, onTimeout: (id: string, request: T) => void) {
+    this.#timeoutMs = timeoutMs;
+    this.#onTimeout = onTimeout;
+  }
 
   get size(): number {
     return this.#open.size;
   }
 
-  has(id: string): boolean {
-    return this.#open.has(id);
-  }
-
+  /** The request pending under `id`, or undefined. */
   get(id: string): T | undefined {
     return this.#open.get(id)?.request;
   }
@@ -30,12 +29,10 @@ export class PendingRequests<T> {
   /** Adds a request, or gives one already pending under `id` its whole time again. */
   add(id: string, request: T): void {
     clearTimeout(this.#open.get(id)?.timer);
-    const timer = Number.isFinite(this.timeoutMs)
-      ? setTimeout(() => {
-          this.#open.delete(id);
-          this.onTimeout(id, request);
-        }, this.timeoutMs)
-      : undefined;
+    const timer = setTimeout(() => {
+      this.#open.delete(id);
+      this.#onTimeout(id, request);
+    }, this.#timeoutMs);
     this.#open.set(id, { request, timer });
   }
 

@@ -20,12 +20,12 @@ export type UnreadableRow = Omit<UnreadableRecord, 'store'> & { store: string } 
 type Fields = Record<string, unknown>;
 
 /** A value as a problem quotes it: short, and never the whole of a huge string. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(clip(value, 40));
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) {
     return String(value);
   }
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 class Reader {

@@ -82,7 +82,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
       options.post(waiting.request);
     } catch (error) {
       pending.take(waiting.request.id);
-      waiting.reject(error instanceof Error ? error : new Error(String(error)));
+      waiting.reject(error as Error);
     }
   };
 

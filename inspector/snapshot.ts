@@ -1,3 +1,4 @@
+import { isCount } from './count.js';
 import { clip } from './format.js';
 import {
   type EntryRow,
@@ -91,8 +92,6 @@ const orderTime = (time: number) => (Number.isNaN(time) ? Number.NEGATIVE_INFINI
 const byAge = (a: EntryRow, b: EntryRow) =>
   orderTime(a.createdAt) - orderTime(b.createdAt) || orderTime(a.seq) - orderTime(b.seq);
 const byTime = (a: EvictionRow | FailureRow, b: EvictionRow | FailureRow) => orderTime(a.at) - orderTime(b.at);
-
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 function groupByThread<T extends Row>(rows: readonly T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();

@@ -1,4 +1,6 @@
 import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import { isCount } from './count.js';
+import { shown } from './records.js';
 import type { StoreInfo } from './store-info.js';
 
 /**
@@ -52,8 +54,6 @@ export type PanelSource = Required<InspectorSource>;
 
 export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
 /**
  * The change a store event stands for, or undefined when the event does not say which thread
  * (a custom store's own events): then the panel reads everything again.
@@ -65,52 +65,31 @@ export function toSourceChange(event: unknown): SourceChange | undefined {
   return isCount(totalBytes) ? { type, threadId, key, totalBytes } : { type, threadId, key };
 }
 
-/** Every change well-formed, checked; undefined (read everything) when one is not, or none are given. */
-function toSourceChanges(changes: unknown): SourceChange[] | undefined {
-  if (!Array.isArray(changes)) return undefined;
-  const checked: SourceChange[] = [];
-  for (const each of changes) {
-    const change = toSourceChange(each);
-    if (!change) return undefined;
-    checked.push(change);
-  }
-  return checked;
+/** Every change checked; undefined (read everything) when one is not well-formed, or none are given. */
+export function toSourceChanges(changes: unknown): SourceChange[] | undefined {
+  const checked = Array.isArray(changes) ? changes.map(toSourceChange) : [undefined];
+  return checked.every((change) => change !== undefined) ? (checked as SourceChange[]) : undefined;
 }
 
-const required = ['list', 'evictions', 'totalBytes', 'read', 'onChange'] as const;
-const optional = ['failures', 'unreadable', 'info'] as const;
-const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+/** The methods of a source: 1 when it must have it, 0 when it may. */
+const methods = { list: 1, evictions: 1, totalBytes: 1, read: 1, onChange: 1, failures: 0, unreadable: 0, info: 0 };
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
 export function assertInspectorSource(source: unknown, where: string): asserts source is InspectorSource {
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    throw new TypeError(`${where}: source must be an InspectorSource object, got ${describe(source)}`);
+    throw new TypeError(`${where}: source must be an InspectorSource object, got ${shown(source)}`);
   }
   const fields = source as Record<string, unknown>;
-  for (const method of required) {
-    if (typeof fields[method] !== 'function') {
+  for (const [name, needed] of Object.entries(methods)) {
+    const value = fields[name];
+    if (typeof value !== 'function' && (needed || value !== undefined)) {
       throw new TypeError(
-        `${where}: source.${method} must be a function, got ${describe(fields[method])}; ` +
-          `an InspectorSource has ${required.map((name) => `${name}()`).join(', ')}`,
+        `${where}: source.${name} must be a function${needed ? '' : ' when given'}, got ${shown(value)}`,
       );
     }
   }
-  for (const method of optional) {
-    if (fields[method] !== undefined && typeof fields[method] !== 'function') {
-      throw new TypeError(`${where}: source.${method} must be a function when given, got ${describe(fields[method])}`);
-    }
-  }
   if (fields.label !== undefined && typeof fields.label !== 'string') {
-    throw new TypeError(`${where}: source.label must be a string when given, got ${describe(fields.label)}`);
-  }
-}
-
-/** Calls a source's method so that a throw or a value that is no promise still ends as a promise. */
-function call<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(read());
-  } catch (error) {
-    return Promise.reject(error);
+    throw new TypeError(`${where}: source.label must be a string when given, got ${shown(fields.label)}`);
   }
 }
 
@@ -119,15 +98,16 @@ function call<T>(read: () => Promise<T>): Promise<T> {
  * every answer is a promise, and changes that are not well-formed count as "anything changed".
  */
 export function panelSource(source: InspectorSource, label: string): PanelSource {
+  // Async, so a method that throws, or answers with no promise, still ends as a promise.
   return {
     label: source.label || label,
-    list: (threadId, options) => call(() => source.list(threadId, options)),
-    evictions: (threadId) => call(() => source.evictions(threadId)),
-    failures: (threadId) => (source.failures ? call(() => source.failures!(threadId)) : Promise.resolve([])),
-    unreadable: (threadId) => (source.unreadable ? call(() => source.unreadable!(threadId)) : Promise.resolve([])),
-    totalBytes: (threadId) => call(() => source.totalBytes(threadId)),
-    read: (threadId, key) => call(() => source.read(threadId, key)),
-    info: () => (source.info ? call(() => source.info!()) : Promise.resolve({})),
+    list: async (threadId, options) => source.list(threadId, options),
+    evictions: async (threadId) => source.evictions(threadId),
+    failures: async (threadId) => (source.failures ? source.failures(threadId) : []),
+    unreadable: async (threadId) => (source.unreadable ? source.unreadable(threadId) : []),
+    totalBytes: async (threadId) => source.totalBytes(threadId),
+    read: async (threadId, key) => source.read(threadId, key),
+    info: async () => (source.info ? source.info() : {}),
     onChange(listener) {
       const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {

@@ -1,3 +1,4 @@
+import { isCount } from './count.js';
 import type { InspectableStore } from './inspectable-store.js';
 
 /**
@@ -17,11 +18,9 @@ export interface StoreInfo {
   persisted?: boolean;
 }
 
-const isBytes = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
 /** Throws a RangeError unless `bound` is undefined or a positive number of bytes. */
 export function assertBound(bound: unknown, where: string): asserts bound is number | undefined {
-  if (bound !== undefined && !(isBytes(bound) && bound > 0)) {
+  if (bound !== undefined && !(isCount(bound) && bound > 0)) {
     throw new RangeError(`${where}: bound must be a positive number of bytes (maxTotalBytes), got ${String(bound)}`);
   }
 }
@@ -31,9 +30,9 @@ export function isStoreInfo(value: unknown): value is StoreInfo {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { bound, usage, quota, persisted } = value as Record<string, unknown>;
   return (
-    (bound === undefined || (isBytes(bound) && bound > 0)) &&
-    (usage === undefined || isBytes(usage)) &&
-    (quota === undefined || isBytes(quota)) &&
+    (bound === undefined || (isCount(bound) && bound > 0)) &&
+    (usage === undefined || isCount(usage)) &&
+    (quota === undefined || isCount(quota)) &&
     (persisted === undefined || typeof persisted === 'boolean')
   );
 }
@@ -60,8 +59,8 @@ export async function readStoreInfo(store: InspectableStore, bound: number | und
   ]);
   const info: StoreInfo = {};
   if (bound !== undefined) info.bound = bound;
-  if (isBytes(estimate?.usage)) info.usage = estimate.usage;
-  if (isBytes(estimate?.quota)) info.quota = estimate.quota;
+  if (isCount(estimate?.usage)) info.usage = estimate.usage;
+  if (isCount(estimate?.quota)) info.quota = estimate.quota;
   if (typeof persisted === 'boolean') info.persisted = persisted;
   return info;
 }

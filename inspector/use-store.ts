@@ -1,22 +1,24 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { UnreadableRow } from './records.js';
+import { toRows, toUnreadableRow, type UnreadableRow } from './records.js';
 import { entryId } from './rows.js';
 import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
 import type { PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
-import { UnreadableReader } from './unreadable-reader.js';
 
 /** The origin's storage estimate changes little between two events: read it at most this often. */
 export const INFO_BATCH_MS = 500;
 
+/** What changed since the last read: the threads the changes named, or 'all' (the first read, or a change that named none). */
+type Changed = ReadonlySet<string> | 'all';
+
 /**
- * `load(source)`, run again after changes. Notices are coalesced: the first one schedules a read
- * after `batchMs`, later ones join it, and notices during a read cause one more read. A failed
- * read keeps the last good value.
+ * `load(source, changed, last)`, run again after changes. Notices are coalesced: the first one
+ * schedules a read after `batchMs`, later ones join it, and notices during a read cause one more
+ * read. A failed read keeps the last good value.
  */
 function useBatchedRead<T>(
   source: PanelSource,
-  load: (source: PanelSource) => Promise<T>,
+  load: (source: PanelSource, changed: Changed, last: T | undefined) => Promise<T>,
   batchMs: number,
 ): { value?: T; error?: string } {
   const [state, setState] = useState<{ value?: T; error?: string }>({});
@@ -26,13 +28,17 @@ function useBatchedRead<T>(
     let reading = false;
     let again = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let changed: Set<string> | 'all' = 'all';
+    let last: T | undefined;
 
     const read = async () => {
       reading = true;
       again = false;
+      const asked = changed;
+      changed = new Set();
       try {
-        const value = await load(source);
-        if (!disposed) setState({ value });
+        last = await load(source, asked, last);
+        if (!disposed) setState({ value: last });
       } catch (error) {
         if (!disposed) setState((previous) => ({ value: previous.value, error: errorMessage(error) }));
       }
@@ -51,7 +57,11 @@ function useBatchedRead<T>(
       }, batchMs);
     };
 
-    const stop = source.onChange(schedule);
+    const stop = source.onChange((changes) => {
+      if (!changes) changed = 'all';
+      else if (changed !== 'all') for (const { threadId } of changes) changed.add(threadId);
+      schedule();
+    });
     void read();
     return () => {
       disposed = true;
@@ -93,18 +103,42 @@ export function useStoreInfo(source: PanelSource): StoreInfo {
 
 const noInfo: StoreInfo = {};
 
+/** Unreadable records are read at most this often: IndexedDbOffloadStore finds them by checking every record. */
+export const UNREADABLE_BATCH_MS = 2000;
+
+/** Changed threads whose unreadable records are read one by one at most; more read every thread's. */
+export const MAX_THREAD_READS = 16;
+
+const unreadableRows = async (source: PanelSource, threadId?: string) =>
+  toRows(await source.unreadable(threadId), toUnreadableRow).rows;
+
+/**
+ * The unreadable records: every thread's at first, then those of the changed threads in place of
+ * what was known of them (a change alters only its own thread's records: a clear deletes them, a
+ * write replaces them).
+ */
+async function loadUnreadable(
+  source: PanelSource,
+  changed: Changed,
+  last: readonly UnreadableRow[] | undefined,
+): Promise<readonly UnreadableRow[]> {
+  if (!last || changed === 'all' || changed.size > MAX_THREAD_READS) return unreadableRows(source);
+  const fresh = await Promise.all(
+    // A store exposed by an older version answers with every thread's: keep the one asked for.
+    [...changed].map(async (threadId) =>
+      (await unreadableRows(source, threadId)).filter((row) => row.threadId === threadId),
+    ),
+  );
+  return [...last.filter((row) => row.threadId === undefined || !changed.has(row.threadId)), ...fresh.flat()];
+}
+
 /**
  * The records the store skipped as malformed: all of them at mount, then those of the threads that
- * changed (UnreadableReader), at most once every UNREADABLE_BATCH_MS.
+ * changed, at most once every UNREADABLE_BATCH_MS. A store exposed by an older version does not
+ * answer: none shown.
  */
 export function useUnreadable(source: PanelSource): readonly UnreadableRow[] {
-  const [rows, setRows] = useState<readonly UnreadableRow[]>(noRecords);
-  useLayoutEffect(() => {
-    const reader = new UnreadableReader(source, setRows);
-    reader.start();
-    return () => reader.stop();
-  }, [source]);
-  return rows;
+  return useBatchedRead(source, loadUnreadable, UNREADABLE_BATCH_MS).value ?? noRecords;
 }
 
 const noRecords: readonly UnreadableRow[] = [];

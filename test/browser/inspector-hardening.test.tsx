@@ -87,7 +87,7 @@ describe('damaged records (the inspector cannot be killed by data)', () => {
     await until(() => expect(marks()).toHaveLength(3)); // the 5 MB record is well-formed
     expect(marks()).toContain('Damaged record: createdAt is not a time (got 8640000000000001)');
     expect(marks()).toContain(
-      'Damaged record: bytes is not a count (got "five"); originalBytes is not a count (got a object); ' +
+      'Damaged record: bytes is not a count (got "five"); originalBytes is not a count (got an object); ' +
         'estimatedTokens is not a count (got NaN); truncated is not true or false (got "no"); preview is not text (got 7)',
     );
     expect(marks().find((mark) => mark?.includes('threadId is missing'))).toContain('path is missing');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exposeToInspector, type InspectableStore } from '../../inspector/index.js';
-import { UNREADABLE_BATCH_MS } from '../../inspector/unreadable-reader.js';
+import { UNREADABLE_BATCH_MS } from '../../inspector/use-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { chooseThread, cleanupMounts, mount, put, until } from './inspector-fixtures.js';

@@ -104,16 +104,13 @@ describe('mountInspector(target, { source })', () => {
     const { source } = sourceOver(new MemoryOffloadStore());
     const cases: Array<[unknown, RegExp]> = [
       [null, /mountInspector: source must be an InspectorSource object, got null/],
-      ['store', /source must be an InspectorSource object, got string/],
+      ['store', /source must be an InspectorSource object, got "store"/],
       [[], /source must be an InspectorSource object, got an array/],
-      [
-        { ...source, onChange: undefined },
-        /source\.onChange must be a function, got undefined; an InspectorSource has list\(\), evictions\(\), totalBytes\(\), read\(\), onChange\(\)/,
-      ],
-      [{ ...source, read: 'text' }, /source\.read must be a function, got string/],
+      [{ ...source, onChange: undefined }, /mountInspector: source\.onChange must be a function, got undefined/],
+      [{ ...source, read: 'text' }, /source\.read must be a function, got "text"/],
       [{ ...source, failures: [] }, /source\.failures must be a function when given, got an array/],
-      [{ ...source, info: {} }, /source\.info must be a function when given, got object/],
-      [{ ...source, label: 7 }, /source\.label must be a string when given, got number/],
+      [{ ...source, info: {} }, /source\.info must be a function when given, got an object/],
+      [{ ...source, label: 7 }, /source\.label must be a string when given, got 7/],
     ];
     for (const [bad, message] of cases) {
       expect(() => mountInspector(el, { source: bad as InspectorSource })).toThrow(message);

@@ -19,7 +19,7 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
     expect(timedOut).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(timedOut).toEqual([['a', 'list']]);
-    expect(pending.has('a')).toBe(false);
+    expect(pending.get('a')).toBeUndefined();
     expect(pending.take('a')).toBeUndefined(); // a late answer finds nothing to settle
     vi.advanceTimersByTime(10_000);
     expect(timedOut).toHaveLength(1);
@@ -50,14 +50,5 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
     expect(pending.size).toBe(0);
     vi.advanceTimersByTime(5000);
     expect(timedOut).toEqual([]);
-  });
-
-  it('waits for ever with an infinite timeout', () => {
-    const pending = new PendingRequests<string>(Number.POSITIVE_INFINITY, () => {
-      throw new Error('no timeout expected');
-    });
-    pending.add('a', 'list');
-    vi.advanceTimersByTime(10 ** 9);
-    expect(pending.get('a')).toBe('list');
   });
 });
