@@ -19,7 +19,7 @@ export interface InspectorOptions {
    * bound the exposing window gave exposeToInspector; without either the bound shows as unknown.
    */
   bound?: number;
-  /** Names the source in the header (e.g. "DevTools · tab 12") instead of "this window" or the channel's name. */
+  /** Names the source in the header instead of "this window", the channel's name or the source's own `label`. */
   label?: string;
   /**
    * With `{ store }`: a page of this origin that mounts the inspector with `{ channel }`. When set,
