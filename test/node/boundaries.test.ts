@@ -22,13 +22,12 @@ function sourcesMatching(dir: string, pattern: RegExp): string[] {
 
 /**
  * The parts of the repository and what each may import: other parts (a folder ends in `/`; a file
- * names that file only), files it may import for their types only, and packages. Every import
+ * names that file only) and packages. Every import
  * counts, `import type` and `export … from` included; a part's files import each other freely.
  * DEVELOPERS.md ("Layout") shows this same table to readers; a test below keeps the two equal.
  */
 interface Allowed {
   parts: readonly string[];
-  typesFrom?: readonly string[];
   packages: readonly string[];
 }
 
@@ -60,11 +59,7 @@ const allowedImports: Record<string, Allowed> = {
   'lib/testing.ts': { parts: ['lib/shared/', 'lib/runtime/'], packages: [] },
   'adapters/ai-sdk/': { parts: ['lib/index.ts'], packages: ['ai'] },
   'adapters/langchain/': { parts: ['lib/index.ts'], packages: ['langchain', '@langchain/core'] },
-  'inspector/': {
-    parts: ['lib/index.ts'],
-    typesFrom: ['lib/store/offload-store.ts'],
-    packages: ['preact', '@tanstack/virtual-core'],
-  },
+  'inspector/': { parts: ['lib/index.ts'], packages: ['preact', '@tanstack/virtual-core'] },
   'extension/': { parts: ['inspector/'], packages: ['preact', ...buildTools] },
   'examples/shared/': { parts: ['lib/index.ts', 'lib/testing.ts'], packages: ['preact'] },
   'examples/extension-agent/': {
@@ -103,7 +98,6 @@ function breach(file: string, part: string, imported: ModuleImport): string | un
   const targetPart = partOf(target);
   if (targetPart === part) return undefined;
   if (targetPart && allowed.parts.includes(targetPart)) return undefined;
-  if (imported.typeOnly && allowed.typesFrom?.includes(target)) return undefined;
   const what = imported.typeOnly ? 'types from ' : '';
   return `${file} imports ${what}${target} (${part} may not import ${targetPart ?? 'files outside every part'})`;
 }
@@ -112,7 +106,7 @@ function breach(file: string, part: string, imported: ModuleImport): string | un
 const partFolders = ['lib', 'adapters', 'inspector', 'extension', 'examples', 'demo'];
 const modules = moduleGraph(partFolders);
 
-/** The table as DEVELOPERS.md shows it: rows `| \`part\` | parts (then "types only:" files) | packages |`. */
+/** The table as DEVELOPERS.md shows it: rows `| \`part\` | parts | packages |`. */
 function tableInDevelopersGuide(): Record<string, Allowed> {
   const guide = readFileSync(join(root, 'DEVELOPERS.md'), 'utf8');
   const layout = guide.slice(guide.indexOf('\n## Layout\n')).split(/\n## /)[1] ?? '';
@@ -121,10 +115,7 @@ function tableInDevelopersGuide(): Record<string, Allowed> {
   return Object.fromEntries(
     rows.map((row) => {
       const [, part, imports, packages] = row.split('|').map((cell) => cell.trim());
-      const [parts, typesFrom] = imports!.split('types only:');
-      const entry: Allowed = { parts: ticked(parts!), packages: ticked(packages!) };
-      if (typesFrom !== undefined) entry.typesFrom = ticked(typesFrom);
-      return [ticked(part!)[0]!, entry];
+      return [ticked(part!)[0]!, { parts: ticked(imports!), packages: ticked(packages!) }];
     }),
   );
 }
@@ -157,7 +148,6 @@ describe('layer boundaries', () => {
       expect(allowedImports[adapter]!.parts).toEqual(['lib/index.ts']);
     }
     expect(allowedImports['inspector/']!.parts).toEqual(['lib/index.ts']);
-    expect(allowedImports['inspector/']!.typesFrom).toEqual(['lib/store/offload-store.ts']);
   });
 
   it('the cycle check finds cycles through type imports and self-imports, and none in a diamond', () => {
