@@ -59,6 +59,7 @@ export type {
   UnreadableRecord,
   UnreadableStore,
 } from './store/offload-store.js';
+export { StoreReadError } from './store/store-read-error.js';
 export {
   Summarization,
   type SummarizationEvent,

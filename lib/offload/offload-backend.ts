@@ -7,6 +7,7 @@ import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text
 import { isIdempotencyKey } from '../runtime/ids.js';
 import { BackendError } from '../shared/errors.js';
 import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
+import { readFailureInWords } from './read-failure-words.js';
 import { offloadMount } from './result-path.js';
 
 const mountDir = offloadMount.slice(0, -1);
@@ -69,26 +70,13 @@ export class OffloadBackend implements Backend {
     return this.#reading(path, (key) => this.store.readLines(this.threadId, key, offset, limit));
   }
 
-  /** Runs a read of the result at `path`; a 'not-found' names the full path. */
+  /** Runs a read of the result at `path`; why it cannot be read is put in words for the model, naming the full path. */
   async #reading<T>(path: string, read: (key: string) => Promise<T>): Promise<T> {
     const key = path.slice(1);
     try {
       return await read(key);
     } catch (error) {
-      if (error instanceof BackendError && error.code === 'not-found') {
-        // The store names the key; an unreadable result keeps the store's words for why.
-        if (error.message.startsWith(`${key} is unreadable`)) {
-          throw new BackendError('not-found', `${fullPath(path)}${error.message.slice(key.length)}`);
-        }
-        if (this.#storedBefore(key)) {
-          throw new BackendError(
-            'evicted',
-            `${fullPath(path)} was cleared: it was stored earlier, but the store no longer has it (its thread was cleared or its database deleted). Run the tool again if you need it.`,
-          );
-        }
-        throw new BackendError('not-found', `${fullPath(path)} not found: no tool result was stored under this path.`);
-      }
-      throw error;
+      throw readFailureInWords(error, fullPath(path), () => this.#storedBefore(key));
     }
   }
 

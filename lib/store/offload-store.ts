@@ -175,9 +175,11 @@ export interface OffloadStore {
   /** Entries, oldest first; all threads when no thread is given; with `keys`, only those of the thread. */
   list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
   /**
-   * The stored text; throws BackendError 'evicted' (saying why) or 'not-found'. A result whose
-   * commit failed for a full quota (S3) is read from its staged text, so the path its preview
-   * names stays readable; it is in no list or total.
+   * The stored text; throws a BackendError 'evicted' or 'not-found' (the built-in stores throw a
+   * StoreReadError, which carries why as data: the key's latest eviction record, or what is
+   * malformed in a result stored but unreadable). A result whose commit failed for a full quota
+   * (S3) is read from its staged text, so the path its preview names stays readable; it is in no
+   * list or total.
    */
   read(threadId: string, key: string): Promise<string>;
   /**

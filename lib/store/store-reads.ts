@@ -1,31 +1,17 @@
 import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
-import { BackendError } from '../shared/errors.js';
 import { sliceLines } from '../shared/text.js';
-import type { EvictionReason, HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
+import type { HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
 import type { FailedKeys } from './store-operations.js';
-import { byAge, type StagedRecord, type StoreTx, toInfo } from './store-records.js';
+import { StoreReadError } from './store-read-error.js';
+import { byAge, type StagedRecord, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
 import type { TextLayout } from './text-chunks.js';
 import { chunkSpan } from './text-chunks.js';
 
 /**
  * Reading stored texts, shared by the memory and IndexedDB stores: a whole text, or only the chunks
- * that hold some of its lines. A text that cannot be read says why: 'evicted' (and why) or 'not-found'.
+ * that hold some of its lines. A text that cannot be read throws a StoreReadError saying why, as
+ * data: 'evicted' (with its eviction record) or 'not-found' (with the damage, when it is unreadable).
  */
-
-const reasonInWords: Record<EvictionReason, string> = {
-  bound: "to keep the thread's stored results within maxTotalBytes (the oldest results go first)",
-  summarized: 'because a summary now covers the conversation that produced it',
-  blocked: 'because the turn that stored it was blocked by an output check',
-  replaced: 'because a rerun of the same call replaced it',
-  expired: 'because it expired: it was older than the age limit (maxAgeMs)',
-  cleared: "because the thread's stored results were cleared (clearThread)",
-};
-
-/** A logged time as ISO 8601; as the number when it is past what a Date holds (a record is input too). */
-function timeInWords(at: number): string {
-  const date = new Date(at);
-  return Number.isNaN(date.getTime()) ? `${at} ms` : date.toISOString();
-}
 
 /** Lines [offset, offset + limit) as `readLines` promises them; `limit` undefined reads to the end. */
 export function checkLineRange(offset: unknown, limit: unknown): void {
@@ -84,23 +70,15 @@ export async function readLines(
 }
 
 /**
- * Why the key's text cannot be read: 'evicted' (saying why, 'cleared' among the reasons), or
- * 'not-found' — never stored, or stored but unreadable (its record or text malformed), which says so.
+ * Why the key's text cannot be read: 'evicted' (its latest eviction, 'cleared' among the reasons),
+ * or 'not-found' — never stored, or stored but unreadable (its record or text malformed).
  */
-async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<BackendError> {
+async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<StoreReadError> {
   const damage = tx.damage?.(threadId, key);
-  if (damage !== undefined) {
-    return new BackendError(
-      'not-found',
-      `${key} is unreadable: ${damage}. The store skips it; other stored results are not affected. Run the tool again if you need it.`,
-    );
-  }
+  if (damage !== undefined) return new StoreReadError(threadId, key, { damage });
   const eviction = await tx.lastEviction(threadId, key);
-  if (eviction) {
-    const when = eviction.reason === 'expired' ? ` It was evicted at ${timeInWords(eviction.at)}.` : '';
-    return new BackendError('evicted', `${eviction.path} was evicted ${reasonInWords[eviction.reason]}.${when}`);
-  }
-  return new BackendError('not-found', `${key} not found: no result was stored under this key in thread ${threadId}.`);
+  if (eviction) return new StoreReadError(threadId, key, { eviction: toEvictionRecord(eviction) });
+  return new StoreReadError(threadId, key, { neverStored: true });
 }
 
 /** What the store holds for a thread, from the records alone (no text is read). */

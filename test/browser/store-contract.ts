@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from '../../lib/shared/errors.js';
 import { sliceLines, utf8Bytes } from '../../lib/shared/text.js';
-import type { HeldText, OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
+import type { EvictionReason, HeldText, OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
+import { StoreReadError } from '../../lib/store/store-read-error.js';
 import { result } from './fixtures/staged-result.js';
 
 export { result };
@@ -44,6 +45,21 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
     return error as Error;
   }
   throw new Error('expected the promise to reject');
+}
+
+/**
+ * The error a read of an evicted key throws: 'evicted', with the key's latest eviction as data (its
+ * reason among it) and a message that states it, naming the path.
+ */
+async function evictedRead(read: Promise<unknown>, reason: EvictionReason): Promise<StoreReadError> {
+  const error = await rejection(read);
+  expect(error).toBeInstanceOf(StoreReadError);
+  const evicted = error as StoreReadError;
+  expect(evicted).toBeInstanceOf(BackendError);
+  expect(evicted.code).toBe('evicted');
+  expect(evicted.eviction).toMatchObject({ key: evicted.key, threadId: evicted.threadId, reason });
+  expect(evicted.message).toContain(`${evicted.eviction!.path} was evicted`);
+  return evicted;
 }
 
 export function storeContract(name: string, stores: ContractStores): void {
@@ -189,12 +205,21 @@ export function storeContract(name: string, stores: ContractStores): void {
           ['k1', '/large_tool_results/k1', 40, 'bound'],
           ['k2', '/large_tool_results/k2', 40, 'bound'],
         ]);
-        const error = (await rejection(store.read('a', 'k1'))) as BackendError;
-        expect(error).toBeInstanceOf(BackendError);
-        expect(error.code).toBe('evicted');
-        expect(error.message).toContain('evicted');
-        expect(error.message).toContain('/large_tool_results/k1');
-        expect(error.message).toContain('maxTotalBytes');
+        const error = await evictedRead(store.read('a', 'k1'), 'bound');
+        expect(error).toMatchObject({ threadId: 'a', key: 'k1' });
+        expect(error.eviction).toEqual({
+          threadId: 'a',
+          key: 'k1',
+          path: '/large_tool_results/k1',
+          bytes: 40,
+          at: expect.any(Number),
+          reason: 'bound',
+          toolName: 'fetch',
+        });
+        expect(error.eviction).toEqual((await store.evictions('a'))[0]);
+        expect(error.message).toBe(
+          "/large_tool_results/k1 was evicted to keep its thread's total within maxTotalBytes",
+        );
       }));
 
     it('names in every eviction record the tool whose result was evicted, whatever the reason', () =>
@@ -291,8 +316,7 @@ export function storeContract(name: string, stores: ContractStores): void {
         });
         expect(applied).toMatchObject({ stored: [], totalBytes: 3, entries: 1 });
         expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'summarized']]);
-        const error = (await rejection(store.read('a', 'k1'))) as BackendError;
-        expect(error.code).toBe('evicted');
+        const error = await evictedRead(store.read('a', 'k1'), 'summarized');
         expect(error.message).toMatch(/evicted.*summary/);
       }));
 
@@ -320,7 +344,7 @@ export function storeContract(name: string, stores: ContractStores): void {
           ['k3', 'blocked'],
           ['k2', 'blocked'],
         ]);
-        expect((await rejection(store.read('a', 'k4'))).message).toContain('blocked');
+        expect((await evictedRead(store.read('a', 'k4'), 'blocked')).message).toContain('blocked');
         // Undone backwards: k4 goes, the k2 rerun it evicted returns and goes, k3 goes, k1 and k2 return.
         expect(events.map((e) => `${e.type} ${e.key}`)).toEqual([
           'evicted k4',
@@ -451,7 +475,7 @@ export function storeContract(name: string, stores: ContractStores): void {
           'restored X 70',
           'evicted X 70',
         ]);
-        expect((await rejection(store.read('a', 'X'))).message).toContain('maxTotalBytes');
+        expect((await evictedRead(store.read('a', 'X'), 'bound')).message).toContain('maxTotalBytes');
         await expect(store.restoreTurn('a', 'tA', 0)).rejects.toThrow(/restoreTurn: maxTotalBytes must be/);
       }));
 
@@ -590,12 +614,16 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(await store.failures('a')).toEqual([]);
         expect(await store.totalBytes('a')).toBe(0);
         for (const key of ['k1', 'k2']) {
-          const error = (await rejection(store.read('a', key))) as BackendError;
-          expect(error.code).toBe('evicted');
+          const error = await evictedRead(store.read('a', key), 'cleared');
           expect(error.message).toContain(`/large_tool_results/${key}`);
           expect(error.message).toContain('cleared');
         }
-        expect((await rejection(store.read('a', 'never'))) as BackendError).toMatchObject({ code: 'not-found' });
+        const never = await rejection(store.read('a', 'never'));
+        expect(never).toBeInstanceOf(StoreReadError);
+        expect(never).toMatchObject({ code: 'not-found', threadId: 'a', key: 'never' });
+        expect(never).not.toHaveProperty('eviction');
+        expect(never).not.toHaveProperty('damage');
+        expect(never.message).toBe('never not found: no result is stored under this key in thread a');
         expect(await store.read('b', 'k1')).toBe('other');
         // Stored again after the clear, a key reads as it is now.
         await put(store, 'a', 'k1', 'back');

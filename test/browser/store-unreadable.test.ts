@@ -56,7 +56,8 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect((await store.list()).map((e) => e.key)).toEqual(['k1', 'k3']);
     const error = await failure(store.read('t', 'k2'));
     expect(error).toBeInstanceOf(BackendError);
-    expect(error.message).toMatch(/^k2 is unreadable: its record is malformed: bytes is missing/);
+    expect(error).toMatchObject({ code: 'not-found', damage: 'its record is malformed: bytes is missing' });
+    expect(error.message).toBe('k2 is unreadable: its record is malformed: bytes is missing');
     expect((await failure(store.readLines('t', 'k2', 0, 1))).message).toBe(error.message);
     expect(await store.unreadable('t')).toEqual([
       { store: 'entries', key: '["t","k2"]', threadId: 't', reason: 'bytes is missing' },
@@ -66,7 +67,9 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     const backend = new OffloadBackend(store, 't');
     expect((await backend.grep('needle')).map((match) => match.path)).toEqual(['/k1', '/k3']);
     const read = await failure(backend.read('/k2'));
-    expect(read.message).toMatch(/^\/large_tool_results\/k2 is unreadable: its record is malformed: bytes is missing/);
+    expect(read.message).toBe(
+      '/large_tool_results/k2 is unreadable: its record is malformed: bytes is missing. The store skips it; other stored results are not affected. Run the tool again if you need it.',
+    );
     expect(await backend.read('/k3')).toBe('gamma needle\n');
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('bytes is missing'));
 
@@ -89,6 +92,7 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
       await tx.objectStore('chunks').put({ evil: true } as never, [textId, 1]);
     });
     const error = await failure(store.read('t', 'k1'));
+    expect(error).toMatchObject({ code: 'not-found', damage: 'chunk 1 of its text is an object, not text' });
     expect(error.message).toMatch(/^k1 is unreadable: chunk 1 of its text is an object, not text/);
     expect(error.message).not.toContain('[object Object]');
     // A page in the chunk before the bad one still reads; the one holding it fails the same way.

@@ -1,15 +1,23 @@
 // OffloadBackend on its own: a read-only file system over one thread's stored results (O4, O6).
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { OffloadBackend } from '../../lib/offload/offload-backend.js';
+import { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import { BackendError } from '../../lib/shared/errors.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import type { OffloadStore } from '../../lib/store/offload-store.js';
+import { StoreReadError } from '../../lib/store/store-read-error.js';
 import { failure } from './backend-failure.js';
 import { bigText, storeResult } from './offload-fixtures.js';
 
 const alpha = `${bigText(60)}\nneedle in alpha\n${bigText(10)}`;
 const beta = `${bigText(70)}\nanother needle é\n`;
+
+/** A store (a custom one, as a user may write) whose every read throws `error`; whole-text reads only. */
+function failingReads(error: Error): OffloadStore {
+  return { read: () => Promise.reject(error) } as Partial<OffloadStore> as OffloadStore;
+}
 
 describe('OffloadBackend', () => {
   let store: MemoryOffloadStore;
@@ -95,6 +103,32 @@ describe('OffloadBackend', () => {
       expect(error.message).toContain('evicted because a summary now covers');
     }
     expect((await backend.ls('/')).map((f) => f.path)).toEqual(['/beta']);
+  });
+
+  it.each([
+    ['bound', "was evicted to keep the thread's stored results within maxTotalBytes (the oldest results go first)."],
+    ['summarized', 'was evicted because a summary now covers the conversation that produced it.'],
+    ['blocked', 'was evicted because the turn that stored it was blocked by an output check.'],
+    ['replaced', 'was evicted because a rerun of the same call replaced it.'],
+    [
+      'expired',
+      'was evicted because it expired: it was older than the age limit (maxAgeMs). It was evicted at 2026-01-02T03:04:05.000Z.',
+    ],
+    ['cleared', "was evicted because the thread's stored results were cleared (clearThread)."],
+  ] as const)('words the store\'s reason "%s" for the model, with the full path (O4)', async (reason, words) => {
+    const eviction = { threadId: 't1', key: 'alpha', path: '/large_tool_results/alpha', bytes: 5, reason };
+    const evicted = new StoreReadError('t1', 'alpha', { eviction: { ...eviction, at: Date.UTC(2026, 0, 2, 3, 4, 5) } });
+    const error = await failure(new OffloadBackend(failingReads(evicted), 't1').read('/alpha'));
+    expect(error.code).toBe('evicted');
+    expect(error.message).toBe(`/large_tool_results/alpha ${words}`);
+  });
+
+  it("keeps a custom store's own words for 'evicted'; names the full path for its 'not-found'", async () => {
+    const evicted = new BackendError('evicted', 'alpha went away: the archive rotated');
+    expect(await failure(new OffloadBackend(failingReads(evicted), 't1').read('/alpha'))).toBe(evicted);
+    const missing = new BackendError('not-found', 'no such key');
+    const error = await failure(new OffloadBackend(failingReads(missing), 't1').read('/alpha'));
+    expect(error.message).toBe('/large_tool_results/alpha not found: no tool result was stored under this path.');
   });
 
   it('says "not found" with the full path for a result that never existed', async () => {
