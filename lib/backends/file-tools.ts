@@ -1,9 +1,9 @@
+import type { ContentPart } from '../runtime/messages.js';
 import { ToolOutcome } from '../runtime/outcome.js';
-import type { Tool, ToolContext } from '../runtime/tool.js';
+import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
 import { BackendError } from '../shared/errors.js';
 import { type Backend, isBackend } from './backend.js';
-// `tool` that also marks each tool made here, so the offload caps their results rather than storing them (O11).
-import { fileTool } from './file-tool-marker.js';
+import { pageContent } from './file-tool-page.js';
 import { type FileToolSpecOptions, fileToolSpecs } from './file-tool-specs.js';
 
 export interface FileToolsOptions {
@@ -14,8 +14,10 @@ export interface FileToolsOptions {
 /**
  * The file tools over a backend, or over a backend chosen per call (e.g. per thread):
  * read_file, ls, grep, glob, write_file and edit_file. Every result stays within `maxPageTokens`
- * estimated tokens and says how to see the rest. A BackendError becomes an error tool result with
- * its message; any other exception propagates.
+ * estimated tokens and says how to see the rest. A result is one text part that keeps its page
+ * beside it, so the offload cuts it by its lines rather than storing it (O11), whatever object runs
+ * the tool (a `{ ...tool }` copy too). A BackendError becomes an error tool result with its message;
+ * any other exception propagates.
  */
 export function fileTools(
   backend: Backend | ((context: ToolContext) => Backend),
@@ -31,11 +33,11 @@ export function fileTools(
     return chosen;
   };
   return specs.map(({ run, ...spec }) =>
-    fileTool<Record<string, unknown>>({
+    tool<Record<string, unknown>>({
       ...spec,
-      async execute(args, context): Promise<string | ToolOutcome> {
+      async execute(args, context): Promise<ContentPart[] | ToolOutcome> {
         try {
-          return await run(args, backendFor(context), context.signal);
+          return pageContent(await run(args, backendFor(context), context.signal));
         } catch (error) {
           if (error instanceof BackendError) return ToolOutcome.error(error.message);
           throw error;

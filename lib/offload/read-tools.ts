@@ -4,7 +4,7 @@ import type { JsonSchema } from '../runtime/model.js';
 import { argumentError } from '../runtime/validate.js';
 import { errorMessage } from '../shared/errors.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
-import { capFileToolPage } from './page-cap.js';
+import { capFilePage } from './page-cap.js';
 
 /**
  * A read-only tool over the stored results, for any agent framework: its name, description and
@@ -42,9 +42,9 @@ export function offloadReadTools(
       const invalid = argumentError(spec, args);
       if (invalid) return { text: invalid, isError: true };
       try {
-        const text = await spec.run(args as Record<string, unknown>, backend);
+        const page = await spec.run(args as Record<string, unknown>, backend);
         signal?.throwIfAborted();
-        return { text: capFileToolPage(text, thresholdTokens, measure), isError: false };
+        return { text: capFilePage(page, thresholdTokens, measure), isError: false };
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         // As the runtime turns a tool's exception into an error result (R5), whatever its kind.

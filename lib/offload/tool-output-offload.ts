@@ -1,7 +1,7 @@
 import { CompositeBackend } from '../backends/composite-backend.js';
-import { isFileTool } from '../backends/file-tool-marker.js';
+import { pageOf } from '../backends/file-tool-page.js';
 import { MemoryBackend } from '../backends/memory-backend.js';
-import { joinText, toContent } from '../runtime/messages.js';
+import { joinText } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
@@ -15,7 +15,7 @@ import { OffloadBackend } from './offload-backend.js';
 import { type OffloadedResult, type OffloadResultInput, offloadNow } from './offload-now.js';
 import { type AppliedLimits, expiryOf, type OffloadDecision, offloadToolResult, withText } from './offload-result.js';
 import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
-import { capFileToolPage } from './page-cap.js';
+import { capFilePage } from './page-cap.js';
 import { PendingCommits } from './pending-commits.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
 import { reportStoreFailure } from './report-failure.js';
@@ -266,16 +266,18 @@ export class ToolOutputOffload implements Middleware {
     // The call was aborted or timed out while the tool ran (a tool may ignore its signal): the
     // runtime drops this outcome, so nothing is staged that no commit would ever make live.
     if (context.signal.aborted) return outcome;
+    // A file tool's page (found by its result, so whatever tool object ran it): the file tools page
+    // through files, stored results among them, so their pages are cut, never stored, and reading a
+    // stored result cannot store another (O11).
+    const page = pageOf(outcome.content);
+    if (page !== undefined) {
+      const capped = capFilePage(page, this.limits.thresholdTokens, this.#measure);
+      return capped === joinText(outcome.content)
+        ? outcome
+        : { ...outcome, content: withText(outcome.content, capped) };
+    }
     let decision: OffloadDecision;
     try {
-      // The file tools page through files, stored results among them: their pages are capped,
-      // never stored, so reading a stored result cannot store another (O11).
-      if (isFileTool(request.tool)) {
-        const content = toContent(outcome.content, `result of tool "${request.call.name}"`);
-        const text = joinText(content);
-        const capped = capFileToolPage(text, this.limits.thresholdTokens, this.#measure);
-        return { ...outcome, content: capped === text ? content : withText(content, capped) };
-      }
       const { threadId, turnId } = context;
       const readTools = this.#readToolsOfTurn.get(JSON.stringify([threadId, turnId]));
       const deciding = offloadToolResult(

@@ -4,7 +4,7 @@ import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
 import { cutToBytes, estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
-import { toolContext } from './fixtures/tool-context.js';
+import { successText, toolContext } from './fixtures/tool-context.js';
 
 const context = toolContext('browser');
 
@@ -14,7 +14,7 @@ describe('file tools in a real browser', () => {
     new CompositeBackend(new MemoryBackend({ '/readme.md': 'hello 😀\n' }), { '/mnt/': mounted }),
   );
   const run = (name: string, args: unknown): Promise<ToolResult> =>
-    Promise.resolve(tools.find((t) => t.name === name)!.execute(args, context));
+    Promise.resolve(tools.find((t) => t.name === name)!.execute(args, context)).then(successText);
 
   it('reads a mounted file page by page and lists the mount at the root', async () => {
     const page = (await run('read_file', { path: '/mnt/big.txt', offset: 10, limit: 5 })) as string;

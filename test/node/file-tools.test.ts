@@ -10,7 +10,7 @@ import type { Tool, ToolContext } from '../../lib/runtime/tool.js';
 import { BackendError } from '../../lib/shared/errors.js';
 import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { toolContext } from '../browser/fixtures/tool-context.js';
+import { successText, toolContext } from '../browser/fixtures/tool-context.js';
 
 const context = toolContext;
 
@@ -18,10 +18,10 @@ function toolsOver(backend: Backend | ((c: ToolContext) => Backend), maxPageToke
   const tools = fileTools(backend, maxPageTokens === undefined ? {} : { maxPageTokens });
   const byName = new Map(tools.map((t) => [t.name, t]));
   return async (name: string, args: unknown, ctx = context()): Promise<ToolResult> =>
-    (byName.get(name) as Tool).execute(args, ctx);
+    successText(await (byName.get(name) as Tool).execute(args, ctx));
 }
 
-/** The text of a successful result (the tools return plain strings on success). */
+/** The text of a successful result. */
 function text(result: ToolResult): string {
   if (typeof result !== 'string') throw new Error(`expected success text, got ${JSON.stringify(result)}`);
   return result;

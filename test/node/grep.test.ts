@@ -7,6 +7,7 @@ import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { successText } from '../browser/fixtures/tool-context.js';
 import { grepContract, offloadBackendWith } from '../browser/grep-contract.js';
 import { toolContext } from './offload-fixtures.js';
 
@@ -18,7 +19,7 @@ async function grepTool(
   args: Record<string, unknown>,
 ): Promise<ToolOutcome | string> {
   const grep = fileTools(backend).find((t) => t.name === 'grep')!;
-  return (await grep.execute(args, toolContext())) as ToolOutcome | string;
+  return successText(await grep.execute(args, toolContext()));
 }
 
 describe('the grep tool', () => {

@@ -86,21 +86,21 @@ export interface HarnessOptions {
   inner?: Middleware[];
   tools?: Tool[];
   maxPageTokens?: number;
+  /** What the agent gets of each file tool fileTools made, e.g. a `{ ...tool }` copy; default the tool itself. */
+  fileToolsAs?: (made: Tool) => Tool;
   agent?: Partial<AgentOptions>;
 }
 
 export function offloadAgent(model: AgentOptions['model'], options: HarnessOptions = {}) {
   const offload = new ToolOutputOffload({ thresholdTokens: 1000, store: new MemoryOffloadStore(), ...options.offload });
   const files = new MemoryBackend({ '/notes.txt': 'my notes\n' });
+  const made = fileTools(
+    (ctx) => new CompositeBackend(files, { [ToolOutputOffload.mount]: offload.backend(ctx.threadId) }),
+    { maxPageTokens: options.maxPageTokens ?? 1000 },
+  );
   const agent = createAgent({
     model,
-    tools: [
-      emitTool,
-      ...fileTools((ctx) => new CompositeBackend(files, { [ToolOutputOffload.mount]: offload.backend(ctx.threadId) }), {
-        maxPageTokens: options.maxPageTokens ?? 1000,
-      }),
-      ...(options.tools ?? []),
-    ],
+    tools: [emitTool, ...made.map(options.fileToolsAs ?? ((t) => t)), ...(options.tools ?? [])],
     middleware: [...(options.outer ?? []), offload, ...(options.inner ?? [])],
     ...options.agent,
   });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { joinText } from '../../lib/runtime/messages.js';
+import type { Middleware } from '../../lib/runtime/middleware.js';
 import { tool } from '../../lib/runtime/tool.js';
 import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -124,6 +125,70 @@ describe('O11: file tools reading the mount are capped, never stored', () => {
     await agent.run('go', { threadId: 'a' });
     expect(await toolTexts(agent, 'read_file')).toEqual(['     1\tmy notes']);
     expect(await store.list('a')).toEqual([]);
+  });
+});
+
+describe('O11: a { ...tool } copy of a file tool is still a file tool', () => {
+  // The offload knows a file tool's result by the page it carries, not by the tool object: copies
+  // keep `execute`, so their pages are cut by their lines, never stored, as the originals' are.
+  it.each([
+    ['read_file', (path: string) => ({ path, limit: 100_000 })],
+    ['grep', () => ({ pattern: 'line' })],
+    ['glob', () => ({ pattern: '**' })],
+    ['ls', () => ({ path: '/' })],
+  ] as const)('%s: the page is cut below the threshold, its closing line kept, nothing stored', async (name, args) => {
+    const model = scriptedModel([
+      calls(['emit', { lines: 400, width: 250 }]),
+      (request) => calls([name, args(pathIn(joinText(toolMessagesOf(request.messages).at(-1)!.content)))]),
+      reply(),
+    ]);
+    const { agent, store, files } = offloadAgent(model, { maxPageTokens: 5000, fileToolsAs: (t) => ({ ...t }) });
+    for (let i = 0; i < 400; i++) await files.write(`/reports/quarterly-report-number-${i}-final.txt`, `line ${i}\n`);
+    // More than one page of ls '/' lists, so ls too ends with its own closing line.
+    for (let i = 0; i < 500; i++) await files.write(`/quarterly-report-number-${i}-final.txt`, `line ${i}\n`);
+    await agent.run('go', { threadId: 'a' });
+
+    expect((await store.list('a')).map((entry) => entry.toolName)).toEqual(['emit']);
+    const [page] = await toolTexts(agent, name);
+    expect(estimateTokens(page!)).toBeLessThanOrEqual(1000);
+    const lines = page!.split('\n');
+    // The page's own cut (not the generic cut of a text read from the mount), then the tool's closing line.
+    expect(lines.at(-2)).toMatch(noteAboutSmallerPage);
+    expect(lines.at(-1)).toMatch(
+      /^\[(lines 1-\d+ of 400|showing \d+ of (more than 100 matches|\d+ files|\d+ entries));/,
+    );
+  });
+
+  it('a copy whose execute wraps the original keeps its pages; a page changed on its way is an ordinary result', async () => {
+    const model = scriptedModel([
+      calls(['emit', { lines: 400, width: 250 }]),
+      calls(['grep', { pattern: 'line' }]),
+      calls(['grep', { pattern: 'line', path: '/reports' }]),
+      reply(),
+    ]);
+    const reworded: Middleware = {
+      name: 'Reword',
+      // Only the search under /reports: a text changed on its way no longer is the page it was.
+      async wrapToolCall(request, next) {
+        const outcome = await next(request);
+        const { path } = request.call.args as { path?: string };
+        if (outcome.type !== 'success' || path !== '/reports') return outcome;
+        return { ...outcome, content: [{ type: 'text', text: `${joinText(outcome.content)}\n(reworded)` }] };
+      },
+    };
+    const { agent, store, files } = offloadAgent(model, {
+      maxPageTokens: 5000,
+      fileToolsAs: (made) => ({ ...made, execute: (args, context) => made.execute(args, context) }),
+      inner: [reworded],
+    });
+    for (let i = 0; i < 400; i++) await files.write(`/reports/r${i}.txt`, `line ${i} ${'x'.repeat(200)}\n`);
+    await agent.run('go', { threadId: 'a' });
+
+    const [fromRoot, fromReports] = await toolTexts(agent, 'grep');
+    expect(fromRoot!.split('\n').at(-2)).toMatch(noteAboutSmallerPage);
+    // Not a page any more: an ordinary result over the threshold, stored as any other.
+    expect(fromReports).toContain('/large_tool_results/');
+    expect((await store.list('a')).map((entry) => entry.toolName)).toEqual(['emit', 'grep']);
   });
 });
 

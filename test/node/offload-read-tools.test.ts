@@ -6,7 +6,7 @@ import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { Tool } from '../../lib/runtime/tool.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { toolContext } from '../browser/fixtures/tool-context.js';
+import { successText, toolContext } from '../browser/fixtures/tool-context.js';
 
 /** 400 lines of about 100 characters: over 1000 tokens, and a 300-line page is over 5000 tokens. */
 const big = Array.from({ length: 400 }, (_, i) => `row ${i} ${'y'.repeat(90)}`).join('\n');
@@ -24,7 +24,7 @@ async function setup(thresholdTokens = 1000) {
     ),
   );
   const runBuiltIn = async (name: string, args: unknown) => {
-    const result = await builtIn.get(name)!.execute(args, toolContext('t'));
+    const result = successText(await builtIn.get(name)!.execute(args, toolContext('t')));
     if (typeof result === 'string') return { text: result, isError: false };
     const outcome = result as ToolOutcome;
     return {
