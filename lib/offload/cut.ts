@@ -38,8 +38,9 @@ export function cutWithNote(
   reason: CutReason,
   measure: TokenMeasure = charsPerTokenMeasure,
 ): string {
-  if (!isOverThreshold(text, thresholdTokens, measure)) return text;
-  const tokens = Math.ceil(measure.tokens(text));
+  const over = measure.tokensOver(text, thresholdTokens);
+  if (over === undefined) return text;
+  const tokens = Math.ceil(over);
   return measure.fit(thresholdTokens, (maxChars) => {
     // The note's length depends on how much is shown; measure it with the longest number it can hold.
     const room = maxChars - cutNote(reason, text.length, tokens, text.length, thresholdTokens).length - 1;

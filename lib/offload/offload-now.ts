@@ -2,7 +2,7 @@ import type { ContentPart } from '../runtime/messages.js';
 import { joinText, toContent } from '../runtime/messages.js';
 import { checkThreadId, quoteForMessage } from '../shared/checks.js';
 import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
-import { isOverThreshold } from './cut.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import {
   type AppliedLimits,
   expiryOf,
@@ -109,7 +109,8 @@ export async function offloadNow(
   const text = joinText(content);
   // Every call is an update of the thread: the age limit applies even when nothing is stored.
   const expiring = <T>(result: T) => expireAlone(store, threadId, limits.maxAgeMs).then(() => result);
-  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return expiring({ content, text, stored: false });
+  const tokens = (limits.measure ?? charsPerTokenMeasure).tokensOver(text, limits.thresholdTokens);
+  if (tokens === undefined) return expiring({ content, text, stored: false });
 
   const key = await resultKeyFor(callId, text);
   const failed = async (error: unknown): Promise<OffloadedResult> => {
@@ -127,14 +128,12 @@ export async function offloadNow(
   if (before) return expiring(shownAgain(content, text, key, before, limits));
 
   const tag = stagingTag();
-  const decision = await offloadToolResult(store, limits, {
-    threadId,
-    turnId: tag,
-    key,
-    toolName,
-    args: undefined,
-    content,
-  });
+  const decision = await offloadToolResult(
+    store,
+    limits,
+    { threadId, turnId: tag, key, toolName, args: undefined, content },
+    tokens,
+  );
   if (decision.kind !== 'stored') {
     if (decision.kind === 'cut' && decision.failure) await reportStoreFailure(store, decision.failure);
     return expiring({ content: decision.content, text: joinText(decision.content), stored: false });

@@ -4,7 +4,7 @@ import { isTextPart, joinText, toContent } from '../runtime/messages.js';
 import { cutToBytes, utf8Bytes } from '../shared/text.js';
 import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
-import { cutWithNote, isOverThreshold } from './cut.js';
+import { cutWithNote } from './cut.js';
 import type { OffloadLimits } from './options.js';
 import { offloadReplacement } from './preview.js';
 import { readsFromMount, resultPath } from './result-path.js';
@@ -90,13 +90,15 @@ export function replacementFor(
   key: string,
   limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure' | 'readTools'> &
     Partial<Pick<AppliedLimits, 'previewTailLines'>>,
+  /** The text's tokens by `limits.measure`, when already counted (an exact tokenizer may take long). */
+  tokens?: number,
 ): Replacement {
   const originalBytes = utf8Bytes(text);
   // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
   const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
   const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
   const path = resultPath(key);
-  const originalTokens = Math.ceil((limits.measure ?? charsPerTokenMeasure).tokens(text));
+  const originalTokens = Math.ceil(tokens ?? (limits.measure ?? charsPerTokenMeasure).tokens(text));
   const preview = offloadReplacement(
     { path, toolName, original: text, originalBytes, stored, storedBytes, originalTokens },
     limits,
@@ -135,10 +137,14 @@ export async function offloadToolResult(
   store: OffloadStore,
   limits: AppliedLimits,
   result: ToolResultToOffload,
+  /** The text's tokens, when the caller found it over the threshold already. */
+  overThreshold?: number,
 ): Promise<OffloadDecision> {
   const content = toContent(result.content, `result of tool "${result.toolName}"`);
   const text = joinText(content);
-  if (!isOverThreshold(text, limits.thresholdTokens, limits.measure)) return { kind: 'kept', content };
+  // Counted once, for the threshold and the header.
+  const tokens = overThreshold ?? (limits.measure ?? charsPerTokenMeasure).tokensOver(text, limits.thresholdTokens);
+  if (tokens === undefined) return { kind: 'kept', content };
 
   if (readsFromMount(result.args)) {
     return {
@@ -158,6 +164,7 @@ export async function offloadToolResult(
     result.toolName,
     result.key,
     limits,
+    tokens,
   );
   try {
     await store.stage({

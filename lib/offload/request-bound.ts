@@ -1,6 +1,6 @@
 import { type ContentPart, isTextPart, type Message } from '../runtime/messages.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
-import { cutWithNote, isOverThreshold } from './cut.js';
+import { cutWithNote } from './cut.js';
 import { withText } from './offload-result.js';
 
 /** Text parts joined as the offload measures them; a non-string text (bad input) is shown, not thrown on. */
@@ -26,9 +26,10 @@ export function boundToolMessages(
     if (message.role !== 'tool') return message;
     const text = textOf(message.content);
     const thresholdTokens = typeof thresholdOf === 'number' ? thresholdOf : thresholdOf(message.toolName);
-    if (!isOverThreshold(text, thresholdTokens, measure)) return message;
-    changed = true;
+    // A text within the threshold comes back as it is (counted once either way).
     const cut = cutWithNote(text, thresholdTokens, { kind: 'over-threshold' }, measure);
+    if (cut === text) return message;
+    changed = true;
     return { ...message, content: withText(message.content, cut) };
   });
   return changed ? bounded : messages;

@@ -25,10 +25,19 @@ export class TokenMeasure {
 
   /** Whether `text` is within `maxTokens`; the estimator runs only when its UTF-8 bytes are over it. */
   within(text: string, maxTokens: number): boolean {
+    return this.tokensOver(text, maxTokens) === undefined;
+  }
+
+  /**
+   * The tokens of `text` when it is over `maxTokens`, else undefined: what `within` decides, with
+   * the count it made, so a caller that needs both runs the estimator once.
+   */
+  tokensOver(text: string, maxTokens: number): number | undefined {
     // UTF-8 takes at least one byte per UTF-16 unit and at most three.
-    if (text.length * 3 <= maxTokens) return true;
-    if (text.length <= maxTokens && utf8Bytes(text) <= maxTokens) return true;
-    return this.tokens(text) <= maxTokens;
+    if (text.length * 3 <= maxTokens) return undefined;
+    if (text.length <= maxTokens && utf8Bytes(text) <= maxTokens) return undefined;
+    const tokens = this.tokens(text);
+    return tokens <= maxTokens ? undefined : tokens;
   }
 
   /**

@@ -75,6 +75,23 @@ describe('estimateTokens option', () => {
     expect(estimate.calls).toEqual(['市'.repeat(334)]);
   });
 
+  it('runs the estimator once over a result it stores or cuts (an exact tokenizer may take long)', async () => {
+    const text = chinese.repeat(100);
+    const overText = (estimate: { calls: string[] }) => estimate.calls.filter((call) => call === text).length;
+    const limits = { thresholdTokens: 1000, store: new MemoryOffloadStore() };
+    const viaTool = perCharacter();
+    await storeResult(new ToolOutputOffload({ ...limits, estimateTokens: viaTool }), text);
+    expect(overText(viaTool)).toBe(1);
+    const viaOffloadResult = perCharacter();
+    const offload = new ToolOutputOffload({ ...limits, estimateTokens: viaOffloadResult });
+    const stored = await offload.offloadResult({ threadId: 't2', callId: 'c1', toolName: 'fetch', content: text });
+    expect(stored.stored).toBe(true);
+    expect(overText(viaOffloadResult)).toBe(1);
+    const viaRequest = perCharacter();
+    await sentRequest(new ToolOutputOffload({ ...limits, estimateTokens: viaRequest }), [toolMessage('m1', text)]);
+    expect(overText(viaRequest)).toBe(1);
+  });
+
   it('bounds the request by the estimator: a tool message over it is cut to within it', async () => {
     const estimate = perCharacter();
     const offload = new ToolOutputOffload({
