@@ -126,8 +126,23 @@ const pagesOfParts = new WeakMap<TextPart, { page: FilePage; text: string }>();
 export function pageContent(page: FilePage): ContentPart[] {
   const text = printPage(page);
   const part: TextPart = { type: 'text', text };
-  pagesOfParts.set(part, { page, text });
+  pagesOfParts.set(part, { page: linesOfText(page, text), text });
   return [part];
+}
+
+/**
+ * The page with its lines taken back out of its printed text. A line cut from a long one may hold
+ * on to the whole text it was cut from (engines share the characters of a slice); the kept page
+ * lives as long as the message holding the part, so it keeps nothing but that part's own text.
+ */
+function linesOfText(page: FilePage, text: string): FilePage {
+  let at = 0;
+  const lines = page.lines.map((line, i) => {
+    const start = at + (page.range === undefined ? 0 : lineNumber(page.range.offset + i).length);
+    at = start + line.length + 1;
+    return text.slice(start, start + line.length);
+  });
+  return { ...page, lines };
 }
 
 /** The page a tool result was printed from (`pageContent`), while the result is still exactly that; else undefined. */

@@ -89,6 +89,8 @@ describe('read_file pages as data', () => {
             expect(page.lines.length).toBeGreaterThan(0);
             expect(page.lines.length).toBeLessThanOrEqual(limit);
             checkPage(page, expected, maxPageTokens * 4);
+            // The page kept beside the tool's result is the same data.
+            expect(pageOf(pageContent(page))).toEqual(page);
             seen.push(...page.lines);
             const next = nextOffset(page);
             if (next === undefined) break;
@@ -174,6 +176,7 @@ describe('listing pages', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 80 }), fc.nat({ max: 5000 }), (items, chars) => {
         const page = fitPage({ lines: items }, chars);
+        expect(pageOf(pageContent(page))).toEqual(page);
         expect(items.slice(0, page.lines.length)).toEqual(page.lines);
         if (items.length > 0) expect(page.lines.length).toBeGreaterThan(0);
         if (page.lines.length > 1) expect(printPage(page).length + 1).toBeLessThanOrEqual(chars);
@@ -207,8 +210,8 @@ describe('a page travels with its result', () => {
   it('is found by the text part the tool returned, whatever holds that part', () => {
     const content = pageContent(page);
     expect(content).toEqual([{ type: 'text', text: printPage(page) }]);
-    expect(pageOf(content)).toBe(page);
-    expect(pageOf([...content])).toBe(page);
+    expect(pageOf(content)).toEqual(page);
+    expect(pageOf([...content])).toEqual(page);
   });
 
   it('is not found for a copy of the part, a changed text, more parts, or anything else', () => {
