@@ -207,6 +207,14 @@ export class IdbTx implements StoreTx {
     const all = await (threadId === undefined ? evictions.getAll() : evictions.index('byThread').getAll(threadId));
     return all.flatMap((record) => this.#eviction(record) ?? []);
   }
+  async evictionsOfKey(threadId: string, key: string) {
+    // Index order is the primary key's within one [threadId, key]: ids only grow, so oldest first.
+    const own = await this.tx
+      .objectStore('evictions')
+      .index('byKey')
+      .getAll(IDBKeyRange.only([threadId, key]));
+    return own.flatMap((record) => this.#eviction(record) ?? []);
+  }
 
   async seen(threadId: string, key: string) {
     const record = await this.tx.objectStore('seen').get([threadId, key]);

@@ -220,6 +220,9 @@ export class MemoryTx implements StoreTx {
     const logs = threadId === undefined ? [...this.tables.evictions.values()] : [of(this.tables.evictions, threadId)];
     return logs.flatMap((log) => [...log.values()].map((record) => copy(record)!)).sort((a, b) => a.id - b.id);
   }
+  async evictionsOfKey(threadId: string, key: string) {
+    return [...this.#evictionsOfKey(threadId, key).values()].map((record) => copy(record)!).sort((a, b) => a.id - b.id);
+  }
 
   async seen(threadId: string, key: string) {
     return copy(of(this.tables.seen, threadId).get(key));

@@ -161,12 +161,13 @@ export interface HeldText {
   staged: number;
 }
 
-/** What `list` lists besides a thread's whole list. */
+/** What `list` and `evictions` read besides a thread's whole list. */
 export interface ListOptions {
   /**
-   * Only the entries of these keys (with a thread given): what a change event named, so a reader
-   * such as the inspector reads what changed instead of the whole thread. A key with no live
-   * entry is left out. A custom store may ignore it and list the whole thread (callers filter).
+   * Only the records of these keys (with a thread given): what change events named, so a reader
+   * such as the inspector reads what changed instead of the whole thread — a key's live entry for
+   * `list` (left out when it has none), every eviction record of the key for `evictions`. A custom
+   * store may ignore it and answer with the whole thread (callers filter).
    */
   keys?: readonly string[];
 }
@@ -188,8 +189,11 @@ export interface OffloadStore {
    * text that holds them (limit 0 reads none). Throws, and falls back to a staged text, like `read`.
    */
   readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
-  /** The eviction log, oldest first. */
-  evictions(threadId?: string): Promise<EvictionRecord[]>;
+  /**
+   * The eviction log, oldest first; all threads when no thread is given; with `keys`, only the
+   * records of those keys of the thread (read through the key, not the whole log).
+   */
+  evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]>;
   totalBytes(threadId: string): Promise<number>;
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /**
@@ -238,7 +242,8 @@ export interface OffloadStore {
   /**
    * Deletes a thread's entries, staged texts, undo data, seen results and failures. The eviction
    * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
-   * it was cleared.
+   * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
+   * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.
    */
   clearThread(threadId: string): Promise<void>;
   /**

@@ -312,26 +312,30 @@ export function checkSettle(turnIds: unknown, options: unknown): SettleOptions {
   return { stagedBefore, continuing };
 }
 
+/** Deletes the thread's staged results that match, texts and all; returns their keys. */
 async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: StagedRecord) => boolean) {
+  const deleted: string[] = [];
   for (const staged of await tx.stagedOf(threadId)) {
     if (!matches(staged)) continue;
     await tx.deleteStaged(threadId, staged.key);
     await tx.deleteText(staged.textId);
+    deleted.push(staged.key);
   }
+  return deleted;
 }
 
 /**
  * Deletes everything the thread has but its seq counter and bound (seen results and failures too:
  * a cleared thread starts afresh), and leaves in its eviction log one record a key that was live or logged
- * (reason 'cleared'), so a read of it says it was cleared. Emits 'evicted' for each live entry so
- * views refresh.
+ * (reason 'cleared'), so a read of it says it was cleared; a key already logged as cleared keeps its
+ * record. Emits 'evicted' (total 0) for each key it cleared anything of — its entry, its log, its
+ * failure or staged text — so views refresh; none when there was nothing to clear.
  */
 export async function clearThread(tx: StoreTx, threadId: string, now: number): Promise<Outcome<void>> {
-  const events: StoreEvent[] = [];
-  /** What each cleared key was, oldest first (a key live again after its eviction counts as live). */
-  const cleared = new Map<string, { path: string; bytes: number; seq: number; toolName?: string }>();
-  for (const eviction of await tx.evictionsOf(threadId)) {
-    await tx.deleteEviction(eviction.id);
+  /** What each key to log as cleared was, oldest first (a key live again after its eviction counts as live). */
+  const cleared = new Map<string, { path: string; bytes: number; seq: number; toolName?: string; reason?: string }>();
+  const log = await tx.evictionsOf(threadId);
+  for (const eviction of log) {
     cleared.delete(eviction.key);
     cleared.set(eviction.key, eviction);
   }
@@ -340,14 +344,17 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
     await tx.deleteText(entry.textId);
     cleared.delete(entry.key);
     cleared.set(entry.key, entry);
-    events.push({ type: 'evicted', threadId, key: entry.key, totalBytes: 0 });
   }
+  // Cleared before and not stored since: its record stays as it is.
+  for (const [key, last] of cleared) if (last.reason === 'cleared') cleared.delete(key);
+  for (const eviction of log) if (cleared.has(eviction.key)) await tx.deleteEviction(eviction.id);
   for (const undo of await tx.undoOf(threadId)) {
     for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
     await tx.deleteUndo(threadId, undo.turnId);
   }
-  await deleteStaged(tx, threadId, () => true);
+  const staged = await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
+  const failed = (await tx.failures(threadId)).map((failure) => failure.key);
   await tx.deleteFailures(threadId);
   let lastSeq = 0;
   for (const [key, { path, bytes, seq, toolName }] of cleared) {
@@ -356,6 +363,8 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
     lastSeq = Math.max(lastSeq, seq);
   }
   if (cleared.size > 0) await tx.trimEvictions(threadId);
+  const keys = new Set([...cleared.keys(), ...failed, ...staged]);
+  const events: StoreEvent[] = [...keys].map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
   // The thread's counter stays, so a seq is never reused even after a clear; so does its bound.
   const thread = await tx.thread(threadId);
   if (thread || cleared.size > 0) {

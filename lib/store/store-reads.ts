@@ -1,9 +1,16 @@
 import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
 import { sliceLines } from '../shared/text.js';
-import type { HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
+import type { EvictionRecord, HeldText, LinesRead, ListOptions, StoredResultInfo } from './offload-store.js';
 import type { FailedKeys } from './store-operations.js';
 import { StoreReadError } from './store-read-error.js';
-import { byAge, type StagedRecord, type StoreTx, toEvictionRecord, toInfo } from './store-records.js';
+import {
+  byAge,
+  type LoggedEviction,
+  type StagedRecord,
+  type StoreTx,
+  toEvictionRecord,
+  toInfo,
+} from './store-records.js';
 import type { TextLayout } from './text-chunks.js';
 import { chunkSpan } from './text-chunks.js';
 
@@ -94,17 +101,20 @@ export async function heldText(tx: StoreTx, threadId: string): Promise<HeldText>
   };
 }
 
-/** Throws a TypeError unless `options` is what `list` takes: `keys` an array of strings, with a thread. */
-export function checkListOptions(threadId: unknown, options: ListOptions | undefined): void {
+/**
+ * Throws a TypeError unless `options` is what `list` or `evictions` (`method`) takes: `keys` an
+ * array of strings, with a thread.
+ */
+export function checkListOptions(threadId: unknown, options: ListOptions | undefined, method = 'list'): void {
   if (options === undefined) return;
   if (!isRecord(options))
-    throw new TypeError(`list: options must be an object like { keys: ['k1'] }, got ${quoteForMessage(options)}`);
+    throw new TypeError(`${method}: options must be an object like { keys: ['k1'] }, got ${quoteForMessage(options)}`);
   const { keys } = options;
   if (keys === undefined) return;
   if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) {
-    throw new TypeError(`list: options.keys must be an array of strings, got ${quoteForMessage(keys)}`);
+    throw new TypeError(`${method}: options.keys must be an array of strings, got ${quoteForMessage(keys)}`);
   }
-  if (threadId === undefined) throw new TypeError('list: options.keys needs a threadId (keys are per thread)');
+  if (threadId === undefined) throw new TypeError(`${method}: options.keys needs a threadId (keys are per thread)`);
 }
 
 /**
@@ -123,4 +133,22 @@ export async function listEntries(
     .filter((entry) => entry !== undefined)
     .map(toInfo)
     .sort(byAge);
+}
+
+/**
+ * The thread's eviction log, oldest first: all of it, or only the records of `keys` (each key's
+ * through its own index); without a thread, every thread's.
+ */
+export async function listEvictions(
+  tx: StoreTx,
+  threadId: string | undefined,
+  keys?: readonly string[],
+): Promise<EvictionRecord[]> {
+  let log: LoggedEviction[];
+  if (threadId === undefined || keys === undefined) log = await tx.evictionsOf(threadId);
+  else {
+    const own = await Promise.all([...new Set(keys)].map((key) => tx.evictionsOfKey(threadId, key)));
+    log = own.flat().sort((a, b) => a.id - b.id);
+  }
+  return log.map(toEvictionRecord);
 }

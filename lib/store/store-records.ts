@@ -108,6 +108,8 @@ export interface StoreTx {
   evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
   /** The thread's eviction log (every thread's without one), oldest first. */
   evictionsOf(threadId?: string): Promise<LoggedEviction[]>;
+  /** The key's own eviction records, oldest first; its cost must not grow with the thread's log. */
+  evictionsOfKey(threadId: string, key: string): Promise<LoggedEviction[]>;
   /** Deletes the thread's oldest eviction records beyond the store's log retention. */
   trimEvictions(threadId: string): Promise<void>;
 

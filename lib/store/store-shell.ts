@@ -19,7 +19,7 @@ import { failedEvent, failedKeysOf, failureRecord, failuresOf, recordFailure, tr
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
-import { type StoreTx, toEvictionRecord } from './store-records.js';
+import type { StoreTx } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /** What each operation reads or writes. A read may fall back to a staged text whose commit failed (S3), known from the failures. */
@@ -90,9 +90,9 @@ export class OffloadStoreShell implements OffloadStore {
     return this.#read(READ, (tx) => reads.readLines(tx, threadId, key, offset, limit, this.#failedKeys(tx, threadId)));
   }
 
-  async evictions(threadId?: string): Promise<EvictionRecord[]> {
-    const log = await this.#read(['evictions'], (tx) => tx.evictionsOf(threadId));
-    return log.map(toEvictionRecord);
+  async evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]> {
+    reads.checkListOptions(threadId, options, 'evictions');
+    return this.#read(['evictions'], (tx) => reads.listEvictions(tx, threadId, options?.keys));
   }
 
   /** The thread's running total; a malformed thread record is rebuilt from its readable entries (not saved). */
@@ -180,6 +180,12 @@ export class OffloadStoreShell implements OffloadStore {
   async clearThread(threadId: string): Promise<void> {
     const now = Date.now();
     const outcome = await this.#write(EVERY, (tx) => operations.clearThread(tx, threadId, now));
+    const named = new Set(outcome.events.map((event) => event.key));
+    for (const { threadId: thread, key } of this.#unsavedFailures) {
+      if (thread !== threadId || named.has(key)) continue;
+      named.add(key);
+      outcome.events.push({ type: 'evicted', threadId, key, totalBytes: 0 });
+    }
     this.#unsavedFailures = this.#unsavedFailures.filter((failure) => failure.threadId !== threadId);
     this.#engine.forgetThread?.(threadId);
     this.#announce(outcome.events);

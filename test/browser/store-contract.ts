@@ -604,7 +604,10 @@ export function storeContract(name: string, stores: ContractStores): void {
         const events: StoreEvent[] = [];
         store.subscribe((event) => events.push(event));
         await store.clearThread('a');
-        expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k2', totalBytes: 0 }]);
+        // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
+        expect(events).toEqual(
+          ['k1', 'k2', 'k9'].map((key) => ({ type: 'evicted', threadId: 'a', key, totalBytes: 0 })),
+        );
         expect(await store.list('a')).toEqual([]);
         // The log keeps one record a key that was evicted or live, so a read says what happened.
         expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
@@ -628,11 +631,63 @@ export function storeContract(name: string, stores: ContractStores): void {
         // Stored again after the clear, a key reads as it is now.
         await put(store, 'a', 'k1', 'back');
         expect(await store.read('a', 'k1')).toBe('back');
+        const [k2Cleared] = await store.evictions('a', { keys: ['k2'] });
+        events.length = 0;
         await store.clearThread('a');
         expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
           ['k2', 'cleared'],
           ['k1', 'cleared'],
         ]);
+        // k2 was cleared before and not stored since: its record and time stay, and no event names it.
+        expect(await store.evictions('a', { keys: ['k2'] })).toEqual([k2Cleared]);
+        expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 0 }]);
+      }));
+
+    it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
+      withStore(async (store) => {
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        const evicted = (threadId: string, ...keys: string[]) =>
+          keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
+        // A result whose commit failed: its staged text and failure stay, and nothing is live.
+        await store.stage(result('f', 'k1', 'staged text', 'turn-f'));
+        await store.reportFailure({
+          threadId: 'f',
+          key: 'k1',
+          path: '/p',
+          toolName: 't',
+          bytes: 11,
+          at: 1,
+          error: 'e',
+        });
+        expect(await store.read('f', 'k1')).toBe('staged text');
+        events.length = 0;
+        await store.clearThread('f');
+        expect(events).toEqual(evicted('f', 'k1'));
+        expect(await store.failures('f')).toEqual([]);
+        await expect(store.read('f', 'k1')).rejects.toMatchObject({ code: 'not-found' });
+
+        // Every entry dropped: only the eviction log is left.
+        await put(store, 'd', 'k1', 'one');
+        await put(store, 'd', 'k2', 'two');
+        await store.apply({ type: 'drop', threadId: 'd', keys: ['k1', 'k2'], turnId: 't9', reason: 'summarized' });
+        expect(await store.list('d')).toEqual([]);
+        events.length = 0;
+        await store.clearThread('d');
+        expect(events).toEqual(evicted('d', 'k1', 'k2'));
+        expect((await store.evictions('d')).map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'cleared'],
+          ['k2', 'cleared'],
+        ]);
+
+        // Nothing to clear: a thread never written, or one cleared already.
+        events.length = 0;
+        const log = await store.evictions('d');
+        await store.clearThread('d');
+        await store.clearThread('never');
+        expect(events).toEqual([]);
+        expect(await store.evictions('d')).toEqual(log);
+        expect(await store.evictions('never')).toEqual([]);
       }));
 
     it('keeps at most logRetention eviction and failure records per thread, the newest', () =>
