@@ -14,7 +14,9 @@ import { isStoreInfo } from './store-info.js';
  * list request's `threadId` (an older side answers with every thread: the panel keeps the one it
  * asked for). 'unreadable' (records the store skipped as malformed) too: an older side never
  * answers it, and the panel shows none; its `threadId` came later still (an older side answers
- * with every thread's: the panel keeps the thread it asked for).
+ * with every thread's: the panel keeps the thread it asked for). So did an 'evictions' request's
+ * `keys`: an older side answers with the thread's whole log, and the panel keeps the keys it asked
+ * for.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
@@ -23,14 +25,15 @@ export const PROTOCOL = 'tool-output-offload/inspector@1';
 export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info' | 'unreadable';
 
 export type InspectorRequest =
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'list'; threadId?: string; keys?: string[] }
   | {
       protocol: typeof PROTOCOL;
       kind: 'request';
       id: string;
-      op: 'evictions' | 'failures' | 'unreadable';
+      op: 'list' | 'evictions';
       threadId?: string;
+      keys?: string[];
     }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
@@ -98,7 +101,7 @@ export function isKeyList(keys: unknown): keys is string[] {
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
   const { id, op, threadId, keys } = data;
-  if (op === 'list' && keys !== undefined) {
+  if ((op === 'list' || op === 'evictions') && keys !== undefined) {
     if (!isString(threadId) || !isKeyList(keys)) return undefined;
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId, keys };
   }

@@ -9,7 +9,13 @@ import {
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { assertInspectableStore, type InspectableStore, storeFailures, storeUnreadable } from './inspectable-store.js';
+import {
+  assertInspectableStore,
+  type InspectableStore,
+  readKeyed,
+  storeFailures,
+  storeUnreadable,
+} from './inspectable-store.js';
 import { type SourceChange, toSourceChange } from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
 
@@ -26,9 +32,8 @@ export interface ExposeOptions {
 function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
   switch (request.op) {
     case 'list':
-      return request.keys ? store.list(request.threadId, { keys: request.keys }) : store.list(request.threadId);
     case 'evictions':
-      return store.evictions(request.threadId);
+      return readKeyed(store, request.op, request.threadId, request.keys);
     case 'failures':
       return storeFailures(store, request.threadId);
     case 'unreadable':

@@ -41,3 +41,14 @@ export function storeUnreadable(store: InspectableStore, threadId?: string): Pro
   if (typeof store.unreadable !== 'function') return Promise.resolve([]);
   return threadId === undefined ? store.unreadable() : store.unreadable(threadId);
 }
+
+/** `list` or `evictions` of a thread, of only `keys` when given (a store written without the option is called as before). */
+export function readKeyed<M extends 'list' | 'evictions'>(
+  store: InspectableStore,
+  method: M,
+  threadId?: string,
+  keys?: readonly string[],
+): ReturnType<InspectableStore[M]> {
+  const read = store[method] as (threadId?: string, options?: { keys: readonly string[] }) => unknown;
+  return (keys ? read.call(store, threadId, { keys }) : read.call(store, threadId)) as ReturnType<InspectableStore[M]>;
+}

@@ -86,23 +86,18 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     }
   };
 
-  const thread = <Op extends 'evictions' | 'failures' | 'unreadable'>(op: Op, threadId: string | undefined) =>
-    threadId === undefined ? { op } : { op, threadId };
+  const thread = <Op extends RequestOp>(op: Op, threadId: string | undefined, keys?: readonly string[]) =>
+    threadId === undefined
+      ? { op }
+      : // Too many keys for one request: the whole thread (the panel keeps the keys it asked for).
+        keys && isKeyList(keys)
+        ? { op, threadId, keys: [...keys] }
+        : { op, threadId };
 
   return {
     label: options.label,
-    list: (threadId, listOptions) => {
-      const keys = listOptions?.keys;
-      return ask<StoredResultInfo[]>(
-        threadId === undefined
-          ? { op: 'list' }
-          : // Too many keys for one request: the whole thread (the panel keeps the keys it asked for).
-            keys && isKeyList(keys)
-            ? { op: 'list', threadId, keys: [...keys] }
-            : { op: 'list', threadId },
-      );
-    },
-    evictions: (threadId) => ask<EvictionRecord[]>(thread('evictions', threadId)),
+    list: (threadId, listOptions) => ask<StoredResultInfo[]>(thread('list', threadId, listOptions?.keys)),
+    evictions: (threadId, listOptions) => ask<EvictionRecord[]>(thread('evictions', threadId, listOptions?.keys)),
     failures: (threadId) => ask<StoreFailure[]>(thread('failures', threadId)),
     unreadable: (threadId) => ask<UnreadableRecord[]>(thread('unreadable', threadId)),
     totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),

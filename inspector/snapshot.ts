@@ -66,10 +66,11 @@ function partsOf(change: SourceChange): readonly Part[] {
   return partsChangedBy[change.type] ?? allParts;
 }
 
-/** What changed in one thread: which lists, and which keys' entries (null: any, read the whole list). */
+/** What changed in one thread: which lists, which keys (null: any, read the whole lists), how many evictions. */
 interface ThreadChange {
   parts: Set<Part>;
   keys: Set<string> | null;
+  evicted: number;
 }
 
 /** The changes that name an entry's key: only that key's entry is read again. */
@@ -83,7 +84,7 @@ const reads: Record<
   }
 > = {
   entries: { read: (source, threadId, keys) => source.list(threadId, keys && { keys }), toRow: toEntryRow },
-  evictions: { read: (source, threadId) => source.evictions(threadId), toRow: toEvictionRow },
+  evictions: { read: (source, threadId, keys) => source.evictions(threadId, keys && { keys }), toRow: toEvictionRow },
   failures: { read: (source, threadId) => source.failures(threadId), toRow: toFailureRow },
 };
 
@@ -179,11 +180,18 @@ export class SnapshotReader {
       this.#dirty = 'all';
     } else {
       for (const change of changes) {
-        const thread = this.#dirty.get(change.threadId) ?? { parts: new Set<Part>(), keys: new Set<string>() };
+        const thread = this.#dirty.get(change.threadId) ?? {
+          parts: new Set<Part>(),
+          keys: new Set<string>(),
+          evicted: 0,
+        };
         this.#dirty.set(change.threadId, thread);
-        for (const part of partsOf(change)) thread.parts.add(part);
-        if (!keyedTypes.has(change.type)) thread.keys = null;
+        const parts = partsOf(change);
+        for (const part of parts) thread.parts.add(part);
+        // A change that may be a clear (every list) rewrites the thread's log: its lists are read whole.
+        if (parts === allParts || !keyedTypes.has(change.type)) thread.keys = null;
         else thread.keys?.add(change.key);
+        if (change.type === 'evicted') thread.evicted += 1;
         this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);
         if (change.totalBytes === undefined) this.#totals.delete(change.threadId);
         else this.#totals.set(change.threadId, change.totalBytes);
@@ -254,10 +262,10 @@ export class SnapshotReader {
    * only those of the keys the changes named, merged into the thread's list.
    */
   async #readThreads(dirty: Map<string, ThreadChange>, whole: readonly Part[], failures: string[]): Promise<void> {
-    const asked = [...dirty].flatMap(([threadId, { parts, keys }]) =>
-      [...parts]
+    const asked = [...dirty].flatMap(([threadId, change]) =>
+      [...change.parts]
         .filter((part) => !whole.includes(part))
-        .map((part) => ({ threadId, part, keys: part === 'entries' ? keys : null })),
+        .map((part) => ({ threadId, part, keys: this.#keysToRead(part, threadId, change) })),
     );
     if (asked.length === 0) return;
     const results = await Promise.allSettled(
@@ -271,7 +279,7 @@ export class SnapshotReader {
         return;
       }
       const { keys } = asked[index]!;
-      const rows = keys ? this.#merged(threadId, keys, result.value.rows as EntryRow[]) : result.value.rows;
+      const rows = keys ? this.#merged(part, threadId, keys, result.value.rows) : result.value.rows;
       if (rows.length === 0) this.#byThread[part].delete(threadId);
       else this.#byThread[part].set(threadId, rows);
       if (!keys) this.#skipped.set(`${part}\u0000${threadId}`, result.value.skipped);
@@ -293,15 +301,23 @@ export class SnapshotReader {
     return { rows: rows.filter((row) => row.threadId === threadId && (!keys || keys.has(row.key))), skipped };
   }
 
-  /** The thread's entries with those of `keys` replaced by `rows` (a key not in `rows` is gone). */
-  #merged(threadId: string, keys: ReadonlySet<string>, rows: EntryRow[]): EntryRow[] {
-    const previous = (this.#byThread.entries.get(threadId) ?? []) as EntryRow[];
-    const merged = previous.filter((row) => !keys.has(row.key));
-    // Usually newer than every other entry: appended, already in order.
-    for (const row of rows.sort(byAge)) merged.push(row);
-    const last = merged.length - rows.length - 1;
-    if (last >= 0 && rows.length > 0 && byAge(merged[last]!, rows[0]!) > 0) merged.sort(byAge);
-    return merged;
+  /**
+   * The keys whose records to read again, or null for the whole list: of the entries, those the
+   * changes named; of the eviction log, those too and the keys of its oldest records, one an
+   * eviction (each logged one) — what the store's log retention may have trimmed to make room.
+   */
+  #keysToRead(part: Part, threadId: string, { keys, evicted }: ThreadChange): Set<string> | null {
+    if (!keys || part === 'failures') return null;
+    if (part === 'entries') return keys;
+    const oldest = (this.#byThread.evictions.get(threadId) ?? []).slice(0, evicted);
+    return new Set([...keys, ...oldest.map((row) => row.key)]);
+  }
+
+  /** The thread's list with the rows of `keys` replaced by `rows` (a key not in `rows` is gone). */
+  #merged(part: Part, threadId: string, keys: ReadonlySet<string>, rows: Row[]): Row[] {
+    const merged = (this.#byThread[part].get(threadId) ?? []).filter((row) => !keys.has(row.key));
+    // Nearly in order already (the new rows are usually the newest): a sort of one pass.
+    return merged.concat(rows).sort((part === 'entries' ? byAge : byTime) as (a: Row, b: Row) => number);
   }
 
   #flatten(part: Part): void {

@@ -29,8 +29,11 @@ export interface InspectorSource {
    * keys' entries: the panel asks so after a change that named them (answering with more is fine).
    */
   list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
-  /** The eviction log of one thread (or all), oldest first. */
-  evictions(threadId?: string): Promise<EvictionRecord[]>;
+  /**
+   * The eviction log of one thread (or all), oldest first. With `options.keys`, only those keys'
+   * records: the panel asks so after a change that named them (answering with more is fine).
+   */
+  evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]>;
   /** Results that could not be stored; without this method, none are shown. */
   failures?(threadId?: string): Promise<StoreFailure[]>;
   /** Records the store skipped as malformed, of one thread (or all); without this method, none are shown. */
@@ -102,7 +105,7 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
   return {
     label: source.label || label,
     list: async (threadId, options) => source.list(threadId, options),
-    evictions: async (threadId) => source.evictions(threadId),
+    evictions: async (threadId, options) => source.evictions(threadId, options),
     failures: async (threadId) => (source.failures ? source.failures(threadId) : []),
     unreadable: async (threadId) => (source.unreadable ? source.unreadable(threadId) : []),
     totalBytes: async (threadId) => source.totalBytes(threadId),

@@ -1,5 +1,5 @@
 import type { StoreEvent } from '../lib/index.js';
-import { type InspectableStore, storeFailures, storeUnreadable } from './inspectable-store.js';
+import { type InspectableStore, readKeyed, storeFailures, storeUnreadable } from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
 import { readStoreInfo } from './store-info.js';
 
@@ -16,8 +16,8 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
   };
   return {
     label: 'this window',
-    list: (threadId, options) => (options?.keys ? store.list(threadId, { keys: options.keys }) : store.list(threadId)),
-    evictions: (threadId) => store.evictions(threadId),
+    list: (threadId, options) => readKeyed(store, 'list', threadId, options?.keys),
+    evictions: (threadId, options) => readKeyed(store, 'evictions', threadId, options?.keys),
     failures: (threadId) => storeFailures(store, threadId),
     unreadable: (threadId) => storeUnreadable(store, threadId),
     totalBytes: (threadId) => store.totalBytes(threadId),

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { exposeToInspector, type InspectableStore } from '../../inspector/index.js';
+import { exposeToInspector, type InspectableStore, type InspectorSource } from '../../inspector/index.js';
+import type { InspectorSourceOption } from '../../inspector/mount.js';
 import { UNREADABLE_BATCH_MS } from '../../inspector/use-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
-import { chooseThread, cleanupMounts, mount, put, until } from './inspector-fixtures.js';
+import { button, chooseThread, cleanupMounts, type Mounted, mount, put, until } from './inspector-fixtures.js';
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -34,6 +35,59 @@ function countCalls(store: MemoryOffloadStore) {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+const tabs = (view: Mounted) => view.all('[role="tab"]').map((tab) => tab.textContent);
+
+/** The paths of the eviction timeline, newest first. */
+const loggedPaths = (view: Mounted) =>
+  view.all('.timeline li button[title="Show details"]').map((path) => path.textContent);
+
+/** The store's read side, with an `evictions` that ignores its options (a store written before `keys`). */
+function ignoringKeys(store: MemoryOffloadStore): InspectableStore {
+  return {
+    list: (threadId, options) => store.list(threadId, options),
+    evictions: (threadId) => store.evictions(threadId),
+    totalBytes: (threadId) => store.totalBytes(threadId),
+    read: (threadId, key) => store.read(threadId, key),
+    subscribe: (listener) => store.subscribe(listener),
+  };
+}
+
+/** A custom source whose `evictions` ignores its options. */
+function sourceIgnoringKeys(store: MemoryOffloadStore): InspectorSource {
+  return {
+    list: (threadId, options) => store.list(threadId, options),
+    evictions: (threadId) => store.evictions(threadId),
+    totalBytes: (threadId) => store.totalBytes(threadId),
+    read: (threadId, key) => store.read(threadId, key),
+    onChange: (listener) => store.subscribe((event) => listener([event])),
+  };
+}
+
+const chatPaths = (...keys: string[]) => keys.map((key) => `/large_tool_results/${key}`);
+
+/**
+ * A store keeping 5 eviction records a thread: thread chat evicted k0 to k5 (k0 trimmed since),
+ * shown through `show(store)`, on the evictions tab.
+ */
+async function trimmedLog(show: (store: MemoryOffloadStore) => InspectorSourceOption | InspectableStore) {
+  const store = new MemoryOffloadStore({ logRetention: 5 });
+  for (let i = 0; i <= 6; i++) await put(store, 'chat', `k${i}`, 'x'.repeat(10), { createdAt: Date.now() + i }, 10);
+  const shown = show(store);
+  const view = mount('subscribe' in shown ? { store: shown } : shown);
+  await until(() => button(view, 'Evictions (5)')).then((tab) => tab.click());
+  await until(() => expect(loggedPaths(view)).toEqual(chatPaths('k5', 'k4', 'k3', 'k2', 'k1')));
+  await settle();
+  return { store, view };
+}
+
+/** One more eviction (k6), which trims the oldest record (k1): the panel shows both. */
+async function evictOnce(store: MemoryOffloadStore, view: Mounted) {
+  await put(store, 'chat', 'k7', 'x'.repeat(10), { createdAt: Date.now() + 10 }, 10);
+  await until(() => expect(loggedPaths(view)).toEqual(chatPaths('k6', 'k5', 'k4', 'k3', 'k2')));
+  await settle();
+  expect(tabs(view)).toContain('Evictions (5)');
+}
 
 describe('the panel reads what changed (store source)', () => {
   it('a new result on one thread of 50 reads that entry only, and no total (the event carries it)', async () => {
@@ -71,8 +125,8 @@ describe('the panel reads what changed (store source)', () => {
         .flatMap(([threadId, options]) => (threadId === 't3' ? (options?.keys ?? ['all']) : ['other thread']))
         .sort(),
     ).toEqual(['t3-big', 't3-k0']);
-    expect(calls.evictions.mock.calls.length).toBeGreaterThan(0);
-    expect(calls.evictions.mock.calls.every(([threadId]) => threadId === 't3')).toBe(true);
+    // Of the log, only the records of the keys the changes named (t3 had none to trim).
+    expect(calls.evictions.mock.calls).toEqual([['t3', { keys: ['t3-k0', 't3-big'] }]]);
     // The thread still holds 1000 bytes: it was not cleared, so its failures are as they were.
     expect(calls.failures).not.toHaveBeenCalled();
     await chooseThread(view, 't3'); // its gauge comes into view
@@ -107,6 +161,44 @@ describe('the panel reads what changed (store source)', () => {
     expect(calls.failures.mock.calls).toEqual([['t2']]);
     expect(calls.list.mock.calls.every(([threadId]) => threadId === 't2')).toBe(true);
     expect(calls.evictions.mock.calls).toEqual([['t2']]);
+  });
+
+  it('an eviction on a long log reads only its keys and the oldest record’s; the retention’s trim leaves the panel too', async () => {
+    const { store, view } = await trimmedLog((store) => store);
+    const evictions = vi.spyOn(store, 'evictions');
+    await evictOnce(store, view);
+    // The new eviction's key, the stored key, and the oldest record's key: k1's, which was trimmed.
+    expect(evictions.mock.calls).toEqual([['chat', { keys: ['k6', 'k7', 'k1'] }]]);
+  });
+
+  it('a store that ignores keys answers with the whole log: the panel keeps what it asked for, trim included', async () => {
+    const { store, view } = await trimmedLog(ignoringKeys);
+    const evictions = vi.spyOn(store, 'evictions');
+    await evictOnce(store, view);
+    expect(evictions.mock.calls).toEqual([['chat']]);
+  });
+
+  it('a custom source without keys for evictions is read whole, and shows the same', async () => {
+    const { store, view } = await trimmedLog((store) => ({ source: sourceIgnoringKeys(store) }));
+    await evictOnce(store, view);
+  });
+
+  it('a thread cleared with nothing live leaves the panel: its failures go, its log says cleared', async () => {
+    const store = new MemoryOffloadStore();
+    await put(store, 'gone', 'a', 'aaaa');
+    await store.apply({ type: 'drop', threadId: 'gone', keys: ['a'], turnId: 'turn-x', reason: 'summarized' });
+    await store.reportFailure({ threadId: 'gone', key: 'q', path: '/p/q', toolName: 't', bytes: 1, at: 1, error: 'e' });
+    await put(store, 'kept', 'b', 'bbbb');
+    const view = mount({ store });
+    await until(() => expect(tabs(view)).toContain('Not stored (1)'));
+    button(view, 'Evictions (1)').click();
+    await until(() => expect(view.one('.timeline').textContent).toContain('summarized'));
+
+    await store.clearThread('gone');
+    await until(() => expect(tabs(view)).not.toContain('Not stored (1)'));
+    await until(() => expect(view.one('.timeline').textContent).toContain('cleared'));
+    expect(view.one('.timeline').textContent).not.toContain('summarized');
+    expect(tabs(view)).toContain('Entries (1)');
   });
 
   it('records the store could not read: every thread’s at mount, then only the changed thread’s', async () => {
@@ -177,6 +269,24 @@ describe('the panel reads what changed (channel source)', () => {
     stops.push(() => channel.close());
     return seen;
   }
+
+  it('asks the exposing window for the eviction’s keys only; one that answers with the whole log still shows it right', async () => {
+    for (const exposed of [(store: MemoryOffloadStore) => store, ignoringKeys]) {
+      const channel = channelName();
+      const wire = requests(channel);
+      const { store, view } = await trimmedLog((store) => {
+        stops.push(exposeToInspector(exposed(store), { channel }));
+        return { channel };
+      });
+      wire.length = 0;
+      await evictOnce(store, view);
+      const logs = wire.filter(({ op }) => op === 'evictions');
+      expect(logs.map(({ threadId, keys }) => ({ threadId, keys }))).toEqual([
+        { threadId: 'chat', keys: ['k6', 'k7', 'k1'] },
+      ]);
+      cleanupMounts();
+    }
+  });
 
   it('asks the exposing window for the changed entry only', async () => {
     const store = await storeOf(30);
