@@ -177,31 +177,6 @@ export class IdbTx implements StoreTx {
   deleteEviction(id: number) {
     return this.tx.objectStore('evictions').delete(id);
   }
-  async lastEviction(threadId: string, key: string) {
-    const index = this.tx.objectStore('evictions').index('byKey');
-    for (
-      let cursor = await index.openCursor(IDBKeyRange.only([threadId, key]), 'prev');
-      cursor;
-      cursor = await cursor.continue()
-    ) {
-      const eviction = this.#eviction(cursor.value);
-      if (eviction) return eviction;
-    }
-    return undefined;
-  }
-  async evictionOf(threadId: string, key: string, seq: number) {
-    // A key is evicted a few times at most: its own records, through the [threadId, key] index.
-    const index = this.tx.objectStore('evictions').index('byKey');
-    for (
-      let cursor = await index.openCursor(IDBKeyRange.only([threadId, key]));
-      cursor;
-      cursor = await cursor.continue()
-    ) {
-      const eviction = this.#eviction(cursor.value);
-      if (eviction?.seq === seq) return eviction;
-    }
-    return undefined;
-  }
   async evictionsOf(threadId?: string) {
     const evictions = this.tx.objectStore('evictions');
     const all = await (threadId === undefined ? evictions.getAll() : evictions.index('byThread').getAll(threadId));

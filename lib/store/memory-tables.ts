@@ -177,7 +177,7 @@ export class MemoryTx implements StoreTx {
     this.journal.delete(this.tables.texts, textId);
   }
 
-  /** The key's own eviction records (a few at most: an entry is evicted once until restored). */
+  /** The key's own eviction records, by id. */
   #evictionsOfKey(threadId: string, key: string): Map<number, LoggedEviction> {
     const byKey = of(this.tables.evictionsByKey, threadId);
     let records = byKey.get(key);
@@ -202,25 +202,12 @@ export class MemoryTx implements StoreTx {
     this.journal.delete(this.#evictionsOfKey(where.threadId, where.key), id);
     this.journal.delete(this.tables.evictionIds, id);
   }
-  async evictionOf(threadId: string, key: string, seq: number) {
-    for (const eviction of this.#evictionsOfKey(threadId, key).values()) {
-      if (eviction.seq === seq) return copy(eviction);
-    }
-    return undefined;
-  }
-  async lastEviction(threadId: string, key: string) {
-    // Ids only grow; a rollback may put a record back out of insertion order, so take the highest.
-    let last: LoggedEviction | undefined;
-    for (const eviction of this.#evictionsOfKey(threadId, key).values()) {
-      if (!last || eviction.id > last.id) last = eviction;
-    }
-    return copy(last);
-  }
   async evictionsOf(threadId?: string) {
     const logs = threadId === undefined ? [...this.tables.evictions.values()] : [of(this.tables.evictions, threadId)];
     return logs.flatMap((log) => [...log.values()].map((record) => copy(record)!)).sort((a, b) => a.id - b.id);
   }
   async evictionsOfKey(threadId: string, key: string) {
+    // Ids only grow; a rollback may put a record back out of insertion order: sorted.
     return [...this.#evictionsOfKey(threadId, key).values()].map((record) => copy(record)!).sort((a, b) => a.id - b.id);
   }
 

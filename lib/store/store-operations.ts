@@ -8,6 +8,7 @@ import type {
   StagedResult,
   StoreChange,
   StoreEvent,
+  StoreFailure,
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
 import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
@@ -198,7 +199,8 @@ export async function restoreTurn(
       await tx.deleteText(step.entry.textId);
     } else {
       run.add(step.entry, 'restored');
-      const logged = await tx.evictionOf(threadId, step.entry.key, step.entry.seq);
+      // With the thread and key, the entry's seq names its record: evicted once until restored.
+      const logged = (await tx.evictionsOfKey(threadId, step.entry.key)).find(({ seq }) => seq === step.entry.seq);
       if (logged) await tx.deleteEviction(logged.id);
     }
   }
@@ -331,7 +333,12 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
  * record. Emits 'evicted' (total 0) for each key it cleared anything of — its entry, its log, its
  * failure or staged text — so views refresh; none when there was nothing to clear.
  */
-export async function clearThread(tx: StoreTx, threadId: string, now: number): Promise<Outcome<void>> {
+export async function clearThread(
+  tx: StoreTx,
+  threadId: string,
+  now: number,
+  unsavedFailures: readonly StoreFailure[],
+): Promise<Outcome<void>> {
   /** What each key to log as cleared was, oldest first (a key live again after its eviction counts as live). */
   const cleared = new Map<string, { path: string; bytes: number; seq: number; toolName?: string; reason?: string }>();
   const log = await tx.evictionsOf(threadId);
@@ -354,7 +361,7 @@ export async function clearThread(tx: StoreTx, threadId: string, now: number): P
   }
   const staged = await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
-  const failed = (await tx.failures(threadId)).map((failure) => failure.key);
+  const failed = [...(await tx.failures(threadId)), ...unsavedFailures].map((failure) => failure.key);
   await tx.deleteFailures(threadId);
   let lastSeq = 0;
   for (const [key, { path, bytes, seq, toolName }] of cleared) {

@@ -83,7 +83,7 @@ export async function readLines(
 async function notReadable(tx: StoreTx, threadId: string, key: string): Promise<StoreReadError> {
   const damage = tx.damage?.(threadId, key);
   if (damage !== undefined) return new StoreReadError(threadId, key, { damage });
-  const eviction = await tx.lastEviction(threadId, key);
+  const eviction = (await tx.evictionsOfKey(threadId, key)).at(-1);
   if (eviction) return new StoreReadError(threadId, key, { eviction: toEvictionRecord(eviction) });
   return new StoreReadError(threadId, key, { neverStored: true });
 }

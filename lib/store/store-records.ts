@@ -102,13 +102,12 @@ export interface StoreTx {
   /** Logs an eviction; returns its id (ids only grow). */
   addEviction(record: Omit<LoggedEviction, 'id'>): Promise<number>;
   deleteEviction(id: number): Promise<void>;
-  /** The most recent eviction of the key, if any. */
-  lastEviction(threadId: string, key: string): Promise<LoggedEviction | undefined>;
-  /** The logged eviction of the key's entry numbered `seq`, if any. */
-  evictionOf(threadId: string, key: string, seq: number): Promise<LoggedEviction | undefined>;
   /** The thread's eviction log (every thread's without one), oldest first. */
   evictionsOf(threadId?: string): Promise<LoggedEviction[]>;
-  /** The key's own eviction records, oldest first; its cost must not grow with the thread's log. */
+  /**
+   * The key's own eviction records, oldest first (a few at most: an entry is evicted once until it
+   * is restored); its cost must not grow with the thread's log.
+   */
   evictionsOfKey(threadId: string, key: string): Promise<LoggedEviction[]>;
   /** Deletes the thread's oldest eviction records beyond the store's log retention. */
   trimEvictions(threadId: string): Promise<void>;

@@ -179,13 +179,8 @@ export class OffloadStoreShell implements OffloadStore {
 
   async clearThread(threadId: string): Promise<void> {
     const now = Date.now();
-    const outcome = await this.#write(EVERY, (tx) => operations.clearThread(tx, threadId, now));
-    const named = new Set(outcome.events.map((event) => event.key));
-    for (const { threadId: thread, key } of this.#unsavedFailures) {
-      if (thread !== threadId || named.has(key)) continue;
-      named.add(key);
-      outcome.events.push({ type: 'evicted', threadId, key, totalBytes: 0 });
-    }
+    const unsaved = failuresOf(this.#unsavedFailures, threadId);
+    const outcome = await this.#write(EVERY, (tx) => operations.clearThread(tx, threadId, now, unsaved));
     this.#unsavedFailures = this.#unsavedFailures.filter((failure) => failure.threadId !== threadId);
     this.#engine.forgetThread?.(threadId);
     this.#announce(outcome.events);

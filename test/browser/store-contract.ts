@@ -667,6 +667,27 @@ export function storeContract(name: string, stores: ContractStores): void {
         expect(await store.failures('f')).toEqual([]);
         await expect(store.read('f', 'k1')).rejects.toMatchObject({ code: 'not-found' });
 
+        // A failure whose own write failed is kept outside the store's records: cleared with the thread too.
+        const stop = stores.failFailureWrites();
+        try {
+          await store.reportFailure({
+            threadId: 'u',
+            key: 'k1',
+            path: '/p',
+            toolName: 't',
+            bytes: 1,
+            at: 1,
+            error: 'e',
+          });
+        } finally {
+          stop();
+        }
+        expect(await store.failures('u')).toHaveLength(1);
+        events.length = 0;
+        await store.clearThread('u');
+        expect(events).toEqual(evicted('u', 'k1'));
+        expect(await store.failures('u')).toEqual([]);
+
         // Every entry dropped: only the eviction log is left.
         await put(store, 'd', 'k1', 'one');
         await put(store, 'd', 'k2', 'two');
