@@ -105,7 +105,7 @@ export async function heldText(tx: StoreTx, threadId: string): Promise<HeldText>
  * Throws a TypeError unless `options` is what `list` or `evictions` (`method`) takes: `keys` an
  * array of strings, with a thread.
  */
-export function checkListOptions(threadId: unknown, options: ListOptions | undefined, method = 'list'): void {
+export function checkListOptions(threadId: unknown, options: ListOptions | undefined, method: string): void {
   if (options === undefined) return;
   if (!isRecord(options))
     throw new TypeError(`${method}: options must be an object like { keys: ['k1'] }, got ${quoteForMessage(options)}`);

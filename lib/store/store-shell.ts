@@ -77,7 +77,7 @@ export class OffloadStoreShell implements OffloadStore {
   }
 
   async list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]> {
-    reads.checkListOptions(threadId, options);
+    reads.checkListOptions(threadId, options, 'list');
     return this.#read(['entries'], (tx) => reads.listEntries(tx, threadId, options?.keys));
   }
 
