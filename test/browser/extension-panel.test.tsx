@@ -203,6 +203,12 @@ describe('the panel page reads what changed', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(list.mock.calls).toEqual([['t4', { keys: ['k4-new'] }]]);
     expect(evictions).not.toHaveBeenCalled();
+
+    // An eviction: of the log, the page is asked for the records of the keys it named only.
+    await put(store, 't9', 'k9-big', 'y'.repeat(20), { createdAt: Date.now() + 2000 }, 20); // evicts k9
+    await until(() => expect(panel.paths()[0]).toBe('/large_tool_results/k9-big'));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(evictions.mock.calls).toEqual([['t9', { keys: ['k9', 'k9-big'] }]]);
   });
 });
 
