@@ -55,8 +55,12 @@ export function printPage(page: FilePage): string {
 export function moreLinesNote(page: FilePage, cappedAtTokens: number | undefined): string | undefined {
   const next = nextOffset(page);
   if (next === undefined) return undefined;
+  return linesNote(page.range!.offset, next, page.range!.total, cappedAtTokens);
+}
+
+function linesNote(offset: number, next: number, total: number, cappedAtTokens?: number): string {
   const capped = cappedAtTokens === undefined ? '' : `; page capped at ${cappedAtTokens} tokens`;
-  return `[lines ${page.range!.offset + 1}-${next} of ${page.range!.total}${capped}; continue with read_file offset=${next}]`;
+  return `[lines ${offset + 1}-${next} of ${total}${capped}; continue with read_file offset=${next}]`;
 }
 
 /** A listing's closing line when it shows fewer items than there are. */
@@ -94,21 +98,28 @@ function cutNote(shown: number, of: number, limitTokens: number, next: number | 
 /**
  * The page cut to print within `maxChars` characters, for a limit of `limitTokens`: whole lines
  * from its start, a note saying it was cut and how to read a smaller page (read_file: the offset
- * that continues it), and the tool's closing line, kept last. A first line longer than all the
- * room is cut to its start.
+ * that continues it), and the tool's closing line, kept last (read_file's worded anew for the
+ * lines left, so that both notes name the same offset). A first line longer than all
+ * the room is cut to its start.
  */
 export function cutPage(page: FilePage, maxChars: number, limitTokens: number): FilePage {
   const of = page.lines.length;
-  const note = page.note === undefined ? undefined : cutToChars(page.note, maxNoteChars);
-  // The cut's note measured in its longer form with the largest numbers it can hold, so the page fits whatever is shown.
+  const { range } = page;
+  const toolNote = page.note === undefined ? undefined : cutToChars(page.note, maxNoteChars);
+  // The notes measured in their longest form with the largest numbers they can hold, so the page fits whatever is shown.
   const noteChars = Math.max(
     cutNote(of, of, limitTokens, 10 ** 15).length,
     cutNote(of, of, limitTokens, undefined).length,
   );
-  const room = maxChars - noteChars - (note === undefined ? 0 : note.length + 1);
+  const closing =
+    range === undefined || toolNote === undefined ? toolNote : linesNote(range.offset, range.total, range.total);
+  const room = maxChars - noteChars - (closing === undefined ? 0 : closing.length + 1);
   const count = linesWithin(printedLines(page), room);
   const lines = count > 0 || of === 0 ? page.lines.slice(0, count) : [firstLineWithin(page, room - 1)];
-  return { ...page, lines, ...(note === undefined ? {} : { note }), cut: { limitTokens, of } };
+  const { note: _note, ...rest } = page;
+  const cut: FilePage = { ...rest, lines, cut: { limitTokens, of } };
+  const note = range === undefined || toolNote === undefined ? toolNote : moreLinesNote(cut, undefined);
+  return note === undefined ? cut : { ...cut, note };
 }
 
 /** The start of the page's first line that prints (numbered, for read_file) within `chars` characters. */

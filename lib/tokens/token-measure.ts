@@ -51,7 +51,10 @@ export class TokenMeasure {
       const text = build(chars);
       if (this.within(text, maxTokens)) return text;
       const tokens = this.tokens(text);
-      chars = Math.min(chars - 1, Math.floor((chars * maxTokens * 0.97) / tokens));
+      // From what was built, which may be shorter than asked (whole lines): from `chars`, a page
+      // whose next line is long would shrink by 3% a round without changing, and end cut mid-note.
+      const built = Math.min(chars, text.length);
+      chars = Math.min(built - 1, Math.floor((built * maxTokens * 0.97) / tokens));
     }
     return this.prefixWithin(build(Math.max(chars, 0)), maxTokens);
   }

@@ -122,7 +122,13 @@ describe('read_file pages as data', () => {
             const shown = printPage(page).length <= maxChars ? page : cutPage(page, maxChars, limitTokens);
             if (shown.cut) {
               expect(printPage(shown).length).toBeLessThanOrEqual(maxChars);
-              expect(shown.note).toBe(page.note === undefined ? undefined : page.note.slice(0, 400));
+              // read_file's closing line is worded anew for the lines shown: it names the cut note's offset.
+              const next = nextOffset(shown);
+              expect(shown.note).toBe(
+                page.note === undefined
+                  ? undefined
+                  : `[lines ${offset + 1}-${next} of ${expected.length}; continue with read_file offset=${next}]`,
+              );
             }
             const next = nextOffset(shown);
             if (next !== undefined && shown.cut) {
@@ -164,7 +170,18 @@ describe('read_file pages as data', () => {
         const numbered = expected.slice(0, cutNote).map((shown, i) => `${String(i + 1).padStart(6)}\t${shown}`);
         if (cutNote === 1 && lines[0] !== numbered[0]) expect(numbered[0]!.startsWith(lines[0]!)).toBe(true);
         else expect(lines.slice(0, cutNote)).toEqual(numbered);
-        expect(lines.slice(cutNote + 1)).toEqual(page.note === undefined ? [] : [page.note]);
+        // As many lines shown as precede the note (a partial first line counts).
+        const next = cutNote < expected.length ? cutNote : undefined;
+        expect(lines[cutNote], lines.slice(cutNote).join('\n')).toContain(
+          next === undefined
+            ? 'Ask for a smaller page'
+            : `Continue with read_file offset=${next} and a smaller limit.]`,
+        );
+        expect(lines.slice(cutNote + 1)).toEqual(
+          page.note === undefined
+            ? []
+            : [`[lines 1-${next} of ${expected.length}; continue with read_file offset=${next}]`],
+        );
       }),
       { numRuns: 100, endOnFailure: true },
     );
