@@ -24,11 +24,11 @@ export interface OffloadReadTool {
 
 /**
  * read_file, grep, ls and glob over `backend`, paged and worded as `fileTools` does. A page is also
- * cut to within `thresholdTokens` (O11): reading a stored result never stores another (A4).
+ * cut to within its tool's threshold (O11): reading a stored result never stores another (A4).
  */
 export function offloadReadTools(
   backend: Backend,
-  thresholdTokens: number,
+  thresholdFor: (toolName: string) => number,
   measure = charsPerTokenMeasure,
 ): OffloadReadTool[] {
   const specs = fileToolSpecs({ grepGlob: false }).filter((spec) => readToolNames.includes(spec.name));
@@ -44,7 +44,7 @@ export function offloadReadTools(
       try {
         const page = await spec.run(args as Record<string, unknown>, backend);
         signal?.throwIfAborted();
-        return { text: capFilePage(page, thresholdTokens, measure), isError: false };
+        return { text: capFilePage(page, thresholdFor(spec.name), measure), isError: false };
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         // As the runtime turns a tool's exception into an error result (R5), whatever its kind.

@@ -160,7 +160,7 @@ export class ToolOutputOffload implements Middleware {
    */
   readTools(threadId: string): OffloadReadTool[] {
     const backend = new CompositeBackend(new MemoryBackend(), { [offloadMount]: this.backend(threadId) });
-    return offloadReadTools(backend, this.limits.thresholdTokens, this.#measure);
+    return offloadReadTools(backend, (toolName) => this.thresholdFor(toolName), this.#measure);
   }
 
   /**
@@ -271,7 +271,7 @@ export class ToolOutputOffload implements Middleware {
     // stored result cannot store another (O11).
     const page = pageOf(outcome.content);
     if (page !== undefined) {
-      const capped = capFilePage(page, this.limits.thresholdTokens, this.#measure);
+      const capped = capFilePage(page, this.thresholdFor(request.call.name), this.#measure);
       return capped === joinText(outcome.content)
         ? outcome
         : { ...outcome, content: withText(outcome.content, capped) };

@@ -126,6 +126,37 @@ describe('O11: file tools reading the mount are capped, never stored', () => {
   });
 });
 
+describe("O11: a file tool's own threshold (tools option) cuts its pages", () => {
+  it("read_file's page is cut by its lines to read_file's threshold, through the middleware and readTools", async () => {
+    let path = '';
+    const model = scriptedModel([
+      calls(['emit', { lines: 400 }]),
+      (request) => {
+        path = pathIn(joinText(toolMessagesOf(request.messages).at(-1)!.content));
+        return calls(['read_file', { path, limit: 300 }]);
+      },
+      reply(),
+    ]);
+    const { agent, offload } = offloadAgent(model, {
+      maxPageTokens: 50_000,
+      offload: { thresholdTokens: 1000, tools: { read_file: { thresholdTokens: 3000 } } },
+    });
+    await agent.run('go', { threadId: 'a' });
+    const [page] = await toolTexts(agent, 'read_file');
+    const viaReadTools = await offload
+      .readTools('a')
+      .find((t) => t.name === 'read_file')!
+      .run({ path, limit: 300 });
+    for (const text of [page!, viaReadTools.text]) {
+      expect(estimateTokens(text)).toBeLessThanOrEqual(3000);
+      expect(estimateTokens(text)).toBeGreaterThan(2500);
+      expect(text).toContain('over the 3000-token limit for a tool result');
+      const shown = text.split('\n').filter((line) => /^\s*\d+\t/.test(line)).length;
+      expect(text.split('\n').at(-1)).toBe(`[lines 1-${shown} of 400; continue with read_file offset=${shown}]`);
+    }
+  });
+});
+
 describe('O11: a { ...tool } copy of a file tool is still a file tool', () => {
   // The offload knows a file tool's result by the page it carries, not by the tool object: copies
   // keep `execute`, so their pages are cut by their lines, never stored, as the originals' are.
