@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
 const budgets = {
-  'dist/index.js': 44_020, // streaming models and the SSE reader; token estimates (estimateTokensByScript, the measure); evictions by key
+  'dist/index.js': 44_150, // streaming models and the SSE reader; token estimates (estimateTokensByScript, the measure); evictions by key; per-tool thresholds on file-tool pages
   'dist/inspector.js': 20_000,
   'dist/testing.js': 1_000,
   'dist/langchain.js': 2_500,
