@@ -66,7 +66,10 @@ function partsOf(change: SourceChange): readonly Part[] {
   return partsChangedBy[change.type] ?? allParts;
 }
 
-/** What changed in one thread: which lists, which keys (null: any, read the whole lists), how many evictions. */
+/**
+ * What changed in one thread: which lists, which keys (null: any, read the whole lists), how many
+ * evictions (Infinity: maybe a clear, read the whole log).
+ */
 interface ThreadChange {
   parts: Set<Part>;
   keys: Set<string> | null;
@@ -188,10 +191,10 @@ export class SnapshotReader {
         this.#dirty.set(change.threadId, thread);
         const parts = partsOf(change);
         for (const part of parts) thread.parts.add(part);
-        // A change that may be a clear (every list) rewrites the thread's log: its lists are read whole.
-        if (parts === allParts || !keyedTypes.has(change.type)) thread.keys = null;
+        if (!keyedTypes.has(change.type)) thread.keys = null;
         else thread.keys?.add(change.key);
-        if (change.type === 'evicted') thread.evicted += 1;
+        // Each eviction logs one record; one that may be a clear (every list) may rewrite them all.
+        if (change.type === 'evicted') thread.evicted += parts === allParts ? Infinity : 1;
         this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);
         if (change.totalBytes === undefined) this.#totals.delete(change.threadId);
         else this.#totals.set(change.threadId, change.totalBytes);
@@ -309,6 +312,7 @@ export class SnapshotReader {
   #keysToRead(part: Part, threadId: string, { keys, evicted }: ThreadChange): Set<string> | null {
     if (!keys || part === 'failures') return null;
     if (part === 'entries') return keys;
+    if (evicted === Infinity) return null;
     const oldest = (this.#byThread.evictions.get(threadId) ?? []).slice(0, evicted);
     return new Set([...keys, ...oldest.map((row) => row.key)]);
   }

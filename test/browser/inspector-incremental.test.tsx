@@ -178,6 +178,25 @@ describe('the panel reads what changed (store source)', () => {
     expect(evictions.mock.calls).toEqual([['chat']]);
   });
 
+  it('events without the thread’s total (maybe a clear): the entries named are read by key, the log whole', async () => {
+    const store = await storeOf(5);
+    const withoutTotals: InspectableStore = {
+      ...ignoringKeys(store),
+      evictions: (...args) => store.evictions(...args),
+      subscribe: (listener) => store.subscribe(({ totalBytes: _total, ...event }) => listener(event as StoreEvent)),
+    };
+    const calls = countCalls(store);
+    const view = mount({ store: withoutTotals });
+    await until(() => expect(tabs(view)).toContain('Entries (5)'));
+    await settle();
+    calls.reset();
+    await put(store, 't3', 't3-big', 'y'.repeat(1000), {}, 1000); // evicts t3-k0
+    await until(() => expect(view.paths()).toContain('/large_tool_results/t3-big'));
+    await settle();
+    expect(calls.list.mock.calls).toEqual([['t3', { keys: ['t3-k0', 't3-big'] }]]);
+    expect(calls.evictions.mock.calls).toEqual([['t3']]);
+  });
+
   it('a custom source without keys for evictions is read whole, and shows the same', async () => {
     const { store, view } = await trimmedLog((store) => ({ source: sourceIgnoringKeys(store) }));
     await evictOnce(store, view);
