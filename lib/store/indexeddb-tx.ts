@@ -206,8 +206,8 @@ export class IdbTx implements StoreTx {
     for (let cursor = await index.openCursor(range); cursor; cursor = await cursor.continue()) await cursor.delete();
   }
 
-  trimEvictions(threadId: string) {
-    return trimThreadLog(this.tx, 'evictions', threadId, this.logRetention);
+  async trimEvictions(threadId: string, loggedAtMost = Number.POSITIVE_INFINITY) {
+    if (loggedAtMost > this.logRetention) await trimThreadLog(this.tx, 'evictions', threadId, this.logRetention);
   }
 
   async failures(threadId?: string) {

@@ -109,8 +109,11 @@ export interface StoreTx {
    * is restored); its cost must not grow with the thread's log.
    */
   evictionsOfKey(threadId: string, key: string): Promise<LoggedEviction[]>;
-  /** Deletes the thread's oldest eviction records beyond the store's log retention. */
-  trimEvictions(threadId: string): Promise<void>;
+  /**
+   * Deletes the thread's oldest eviction records beyond the store's log retention. `loggedAtMost`,
+   * when given, bounds the log's length: a log that cannot be over the retention costs no request.
+   */
+  trimEvictions(threadId: string, loggedAtMost?: number): Promise<void>;
 
   /** Why the key's entry or text was found unreadable in this operation, if it was. */
   damage?(threadId: string, key: string): string | undefined;

@@ -71,7 +71,9 @@ export class ThreadChange {
   /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
   async finish(): Promise<AppliedChange> {
     this.write(this.tx.putThread(this.thread));
-    if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId));
+    // Each logged eviction is of a distinct seq below nextSeq (restoring one deletes its record), so
+    // a thread with fewer results than the retention cannot be over it: no count to make.
+    if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId, this.thread.nextSeq - 1));
     if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
     await Promise.all(this.#writes);
     for (const event of this.events) event.totalBytes = this.thread.totalBytes;
