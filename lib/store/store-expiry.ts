@@ -1,7 +1,6 @@
 import { quoteForMessage } from '../shared/checks.js';
 import type { AppliedChange, StoreChange } from './offload-store.js';
-import type { Outcome } from './store-operations.js';
-import type { StoreTx } from './store-records.js';
+import type { Outcome, StoreTx } from './store-records.js';
 import { ThreadChange } from './thread-change.js';
 
 /** Checks the time a change expires entries before (milliseconds since the epoch, as `createdAt`). */

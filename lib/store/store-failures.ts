@@ -1,7 +1,6 @@
 import { quoteForMessage } from '../shared/checks.js';
 import type { StoreEvent, StoreFailure } from './offload-store.js';
-import type { Outcome } from './store-operations.js';
-import type { StoreTx } from './store-records.js';
+import type { Outcome, StoreTx } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /**

@@ -12,21 +12,15 @@ import type {
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
 import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
-import { newTextId, type StagedRecord, type StoreTx, type UndoRecord } from './store-records.js';
+import { newTextId, type Outcome, type StagedRecord, type StoreTx, type UndoRecord } from './store-records.js';
 import { chunkText } from './text-chunks.js';
 import { ThreadChange } from './thread-change.js';
 import { holdToBound } from './thread-record.js';
 
 /**
  * The store's rules, written once over `StoreTx` so the memory and IndexedDB stores behave the
- * same. Each function is one atomic operation. It never throws on a rule (a result larger than
- * the bound): that is returned as `error`, so the transaction still commits what it cleaned up.
+ * same. Each function is one atomic operation, returning an `Outcome` (store-records.ts).
  */
-export interface Outcome<T> {
-  value: T;
-  events: StoreEvent[];
-  error?: Error;
-}
 
 export function checkStaged(result: StagedResult): void {
   for (const field of ['threadId', 'key', 'path', 'toolName'] as const) {

@@ -1,5 +1,12 @@
 import { checkInteger } from '../shared/checks.js';
-import type { EvictionRecord, SeenDetails, StagedResult, StoredResultInfo, StoreFailure } from './offload-store.js';
+import type {
+  EvictionRecord,
+  SeenDetails,
+  StagedResult,
+  StoredResultInfo,
+  StoreEvent,
+  StoreFailure,
+} from './offload-store.js';
 import type { TextLayout } from './text-chunks.js';
 
 /**
@@ -59,6 +66,17 @@ export interface ThreadRecord {
   entries: number;
   /** The smallest maxTotalBytes of the agents that wrote to the thread: the bound it is held to. */
   maxTotalBytes?: number;
+}
+
+/**
+ * What one atomic store operation gives back: its value and the events to tell once it is kept. It
+ * never throws on a rule (a result larger than the bound): that is returned as `error`, so the
+ * transaction still commits what it cleaned up.
+ */
+export interface Outcome<T> {
+  value: T;
+  events: StoreEvent[];
+  error?: Error;
 }
 
 /**

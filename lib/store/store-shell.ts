@@ -19,7 +19,7 @@ import { failedEvent, failedKeysOf, failureRecord, failuresOf, recordFailure, tr
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
-import type { StoreTx } from './store-records.js';
+import type { Outcome, StoreTx } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /** What each operation reads or writes. A read may fall back to a staged text whose commit failed (S3), known from the failures. */
@@ -124,7 +124,7 @@ export class OffloadStoreShell implements OffloadStore {
   /** Records the failure in one atomic unit with its trim; its 'failed' event is told once it is kept. */
   async reportFailure(failure: StoreFailure): Promise<void> {
     const record = failureRecord(failure);
-    let outcome: operations.Outcome<void>;
+    let outcome: Outcome<void>;
     try {
       outcome = await this.#write(FAILURE, (tx) => recordFailure(tx, record));
     } catch {
