@@ -33,7 +33,7 @@ export function nextOffset(page: FilePage): number | undefined {
 }
 
 /** The page's lines as printed: read_file's numbered from `offset + 1`, right-aligned, then a tab. */
-export function printedLines(page: FilePage): string[] {
+function printedLines(page: FilePage): string[] {
   const { range } = page;
   if (range === undefined) return [...page.lines];
   return page.lines.map((line, i) => `${lineNumber(range.offset + i)}${line}`);

@@ -23,7 +23,7 @@ function fullPath(path: string): string {
  * result is the file `/<idempotencyKey>`. `ls`, `read`, `grep` and `glob` work; `write` and `edit`
  * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
  */
-export interface OffloadBackendOptions {
+interface OffloadBackendOptions {
   /**
    * Whether the result under `key` was stored earlier (the offload remembers what it stored): a
    * read of it that the store does not know at all (its database deleted or wiped) says it was

@@ -2,12 +2,12 @@ import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shar
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
-export const maxPreviewLineChars = 500;
+const maxPreviewLineChars = 500;
 /** Tool names are the app's own, but one could be long; the header shows at most this much of it. */
 const maxToolNameChars = 64;
 
 /** What the header says about a stored result. */
-export interface OffloadedText {
+interface OffloadedText {
   path: string;
   toolName: string;
   /** The tool's text (all text parts joined). */
@@ -20,7 +20,7 @@ export interface OffloadedText {
   originalTokens?: number;
 }
 
-export interface PreviewLimits {
+interface PreviewLimits {
   thresholdTokens: number;
   previewLines: number;
   /** Last lines shown after an elision marker; default 0. */

@@ -20,7 +20,7 @@ export async function persistStorage(): Promise<boolean> {
   return typeof storage?.persist === 'function' ? storage.persist() : false;
 }
 
-export interface IdbEngineOptions {
+interface IdbEngineOptions {
   name: string;
   blockedTimeoutMs: number;
   /** Ask for persistent storage at the first stage. */

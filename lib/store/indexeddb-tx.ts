@@ -255,7 +255,7 @@ function keyOf(record: unknown, field: string): unknown[] {
 }
 
 /** Deletes the oldest records of a thread's log (evictions or failures) beyond `keep`: ids only grow. */
-export async function trimThreadLog(
+async function trimThreadLog(
   tx: OffloadTransaction,
   name: 'evictions' | 'failures',
   threadId: string,

@@ -30,7 +30,7 @@ const FAILURE: RecordKind[] = [...TOTAL, 'failures'];
 const EVERY: RecordKind[] = [...CHANGE, 'failures'];
 
 /** A store's settings the shell applies, checked by the store that names them. */
-export interface ShellSettings {
+interface ShellSettings {
   /** Code units in each chunk a text is stored in. */
   chunkChars: number;
   /** Eviction and failure records kept per thread, the newest. */

@@ -66,7 +66,7 @@ export function chunkText(text: string, chunkChars: number): { chunks: string[];
 }
 
 /** The chunks that hold some lines: `first` to `last`, and how many lines to skip in them. */
-export interface ChunkSpan {
+interface ChunkSpan {
   first: number;
   last: number;
   /** Lines of chunk `first` before the wanted ones (sliceLines' offset into the joined chunks). */
