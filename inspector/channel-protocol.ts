@@ -45,7 +45,7 @@ export type RequestBody = InspectorRequest extends infer R
     : never
   : never;
 
-export interface WireError {
+interface WireError {
   name: string;
   message: string;
   code?: string;
@@ -85,7 +85,7 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
  * Characters of keys one 'list' request names at most: well within what the DevTools extension
  * carries for a request (8 KiB). More keys changed than that: the panel asks for the whole thread.
  */
-export const MAX_REQUEST_KEYS_CHARS = 4096;
+const MAX_REQUEST_KEYS_CHARS = 4096;
 
 /** True for the keys a request may name: strings, together within MAX_REQUEST_KEYS_CHARS. */
 export function isKeyList(keys: unknown): keys is string[] {
@@ -142,7 +142,7 @@ export function parseResponse(data: unknown): InspectorResponse | undefined {
 const CHANGE_FIELD_CHARS = 1024;
 
 /** The notice's changes when every one is well-formed and there are not too many, else undefined. */
-export function parseChanges(value: unknown): SourceChange[] | undefined {
+function parseChanges(value: unknown): SourceChange[] | undefined {
   const changes = Array.isArray(value) && value.length <= MAX_NOTICE_CHANGES ? toSourceChanges(value) : undefined;
   const short = changes?.every((change) =>
     [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS),

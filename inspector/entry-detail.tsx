@@ -46,7 +46,7 @@ function selectContents(element: Element | null): void {
  * Characters of a preview shown: far above any preview the offload writes (it is within the
  * token threshold), so only a damaged or foreign record is cut; "Copy preview" copies all of it.
  */
-export const PREVIEW_CHARS = 200_000;
+const PREVIEW_CHARS = 200_000;
 
 /** Exactly the preview the model was shown, beside the stored text (read on demand, paged). */
 export function EntryDetail({ source, selected, live, eviction, now, onClose }: EntryDetailProps) {

@@ -4,7 +4,7 @@ import { ProblemMark } from './problem-mark.js';
 import type { EvictionRow, FailureRow, UnreadableRow } from './records.js';
 
 /** Records shown at first, and added by each "Show older": the timeline's DOM stays small. */
-export const TIMELINE_PAGE = 200;
+const TIMELINE_PAGE = 200;
 
 function useShown<T>(records: readonly T[]): { shown: T[]; more: () => void; hidden: number } {
   const [limit, setLimit] = useState(TIMELINE_PAGE);

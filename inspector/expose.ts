@@ -20,7 +20,7 @@ import { type SourceChange, toSourceChange } from './source.js';
 import { assertBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
-export const NOTICE_BATCH_MS = 50;
+const NOTICE_BATCH_MS = 50;
 
 export interface ExposeOptions {
   /** The BroadcastChannel to serve on; default 'tool-output-offload'. */

@@ -5,7 +5,7 @@
  */
 
 /** Shown for a value a record should have but does not (missing, not a number, not a date). */
-export const MISSING = '—';
+const MISSING = '—';
 
 const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
@@ -66,7 +66,7 @@ export function isoTime(at: unknown): string | undefined {
 }
 
 /** Characters a table cell or attribute shows of one field: a 5 MB path stays one cheap line. */
-export const CELL_CHARS = 500;
+const CELL_CHARS = 500;
 
 /** `text` cut to `max` characters (never inside a surrogate pair), with "…" when cut. */
 export function clip(text: string, max = CELL_CHARS): string {

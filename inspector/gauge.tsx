@@ -4,7 +4,7 @@ import { GAUGE_HEIGHT, GAUGE_WIDTH } from './styles.js';
 import { useVirtualizer } from './use-virtualizer.js';
 
 /** One thread's total bytes against the bound (`maxTotalBytes`), when both are known. */
-export function Gauge({ threadId, total, bound }: { threadId: string; total: number | undefined; bound?: number }) {
+function Gauge({ threadId, total, bound }: { threadId: string; total: number | undefined; bound?: number }) {
   const label = `Thread ${threadId}: stored bytes`;
   const name = (
     <span class="mono gauge-name" title={clip(threadId)}>

@@ -2,7 +2,7 @@ import { formatBytes } from './format.js';
 import type { StoreInfo } from './store-info.js';
 
 /** "whole site on disk (browser quota): 12 MiB of 1.2 GiB · persisted", or undefined when the store's side did not say. */
-export function originStorageText(info: StoreInfo): string | undefined {
+function originStorageText(info: StoreInfo): string | undefined {
   if (info.usage === undefined) return undefined;
   const size =
     info.quota === undefined

@@ -7,7 +7,7 @@ import { clip } from './format.js';
  * a field of the wrong type becomes '' or NaN, which the formatters show as missing, and the
  * record says what was wrong (`problems`) so the row can be marked. Nothing here throws.
  */
-export interface Flagged {
+interface Flagged {
   /** What was wrong with the record as read, e.g. 'createdAt is not a time (got "soon")'. */
   problems?: readonly string[];
 }
@@ -134,7 +134,7 @@ export function toUnreadableRow(value: unknown): UnreadableRow | undefined {
 }
 
 /** The rows of a list as read, and how many of its items were not records at all. */
-export interface Rows<T> {
+interface Rows<T> {
   rows: T[];
   skipped: number;
 }

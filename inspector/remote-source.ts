@@ -14,7 +14,7 @@ import { PendingRequests } from './pending-requests.js';
 import type { ChangeListener, PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
-export interface RemoteSourceOptions {
+interface RemoteSourceOptions {
   /** Names the source in the panel's header. */
   label: string;
   /** Sends a request to the side that holds the store; a throw fails that request with its error. */

@@ -12,7 +12,7 @@ export const columns = [
 ] as const;
 
 export type ColumnId = (typeof columns)[number]['id'];
-export type SortDirection = 'ascending' | 'descending';
+type SortDirection = 'ascending' | 'descending';
 export interface Sort {
   column: ColumnId;
   direction: SortDirection;
@@ -52,7 +52,7 @@ function matchesText(fields: readonly string[], needle: string): boolean {
   return needle === '' || fields.some((field) => field.toLowerCase().includes(needle));
 }
 
-export function entryMatches(entry: StoredResultInfo, filter: Filter, needle = filter.text.toLowerCase()): boolean {
+function entryMatches(entry: StoredResultInfo, filter: Filter, needle = filter.text.toLowerCase()): boolean {
   if (filter.threadId !== '' && entry.threadId !== filter.threadId) return false;
   return matchesText([entry.path, entry.threadId, entry.toolName, entry.key, entry.preview], needle);
 }

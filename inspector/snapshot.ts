@@ -12,7 +12,7 @@ import {
 import type { PanelSource, SourceChange } from './source.js';
 
 /** Everything the panel shows but stored texts, as last read. */
-export interface Snapshot {
+interface Snapshot {
   /** Every thread's entries, oldest first. */
   entries: readonly EntryRow[];
   /** Every thread's evictions, oldest first. */

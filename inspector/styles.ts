@@ -8,7 +8,7 @@ export const GAUGE_WIDTH = 380;
 export const GAUGE_HEIGHT = 24;
 export const PICKER_ROW_HEIGHT = 24;
 
-export const css = `
+const css = `
 :host { display: block; height: 100%; width: 100%; }
 .root {
   all: initial; box-sizing: border-box; display: block; height: 100%; width: 100%;

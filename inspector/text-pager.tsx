@@ -3,9 +3,9 @@ import { clip, formatCount } from './format.js';
 import type { TextState } from './use-store.js';
 
 /** Lines per page: a 1 MiB text stays a few hundred DOM rows at a time. */
-export const PAGE_LINES = 500;
+const PAGE_LINES = 500;
 /** Characters of a line shown until asked for all of it: one 5 MB line does not stall the layout. */
-export const LINE_CHARS = 10_000;
+const LINE_CHARS = 10_000;
 
 /** One line of the text: cut at LINE_CHARS, with a button that shows the rest. */
 function LineText({ line }: { line: string }) {

@@ -6,7 +6,7 @@ import type { PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
 /** The origin's storage estimate changes little between two events: read it at most this often. */
-export const INFO_BATCH_MS = 500;
+const INFO_BATCH_MS = 500;
 
 /** What changed since the last read: the threads the changes named, or 'all' (the first read, or a change that named none). */
 type Changed = ReadonlySet<string> | 'all';
@@ -107,7 +107,7 @@ const noInfo: StoreInfo = {};
 export const UNREADABLE_BATCH_MS = 2000;
 
 /** Changed threads whose unreadable records are read one by one at most; more read every thread's. */
-export const MAX_THREAD_READS = 16;
+const MAX_THREAD_READS = 16;
 
 const unreadableRows = async (source: PanelSource, threadId?: string) =>
   toRows(await source.unreadable(threadId), toUnreadableRow).rows;
