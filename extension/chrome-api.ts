@@ -37,7 +37,7 @@ export interface TabsApi {
   connect(tabId: number, info: { name: string; frameId?: number }): ChromePort;
 }
 
-export interface DevtoolsApi {
+interface DevtoolsApi {
   inspectedWindow: { tabId: number };
   panels: { create(title: string, iconPath: string, pagePath: string, callback?: (panel: unknown) => void): void };
 }

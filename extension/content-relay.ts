@@ -12,13 +12,13 @@ import { control, errorResponse, PAGE_PORT, parseSmallRequest, RequestLedger } f
  * How long the page may take to answer before the panel is told why nothing came: well within the
  * inspector's own request timeout, so the panel shows this hop's reason rather than its own.
  */
-export const PAGE_TIMEOUT_MS = 3000;
+const PAGE_TIMEOUT_MS = 3000;
 /** Change notices within this window reach the panel as one. */
-export const NOTICE_INTERVAL_MS = 100;
+const NOTICE_INTERVAL_MS = 100;
 /** How many answered request ids are remembered, to notice a second store answering the same request. */
 const REMEMBERED = 256;
 
-export interface ContentRelayOptions {
+interface ContentRelayOptions {
   /** The page's origin, shown in the panel. */
   origin: string;
   /** The BroadcastChannel `exposeToInspector` serves on; default 'tool-output-offload'. */

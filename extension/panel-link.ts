@@ -5,9 +5,9 @@ import type { ChromeApi, ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, PANEL_PORT, parseControlFromWorker } from './transport.js';
 
 /** How long the panel waits before attaching again after the page went away. */
-export const RETRY_MS = 1000;
+const RETRY_MS = 1000;
 /** How often the panel pings the service worker, which Chrome stops after 30 s without events. */
-export const KEEPALIVE_MS = 20_000;
+const KEEPALIVE_MS = 20_000;
 
 /**
  * The inspected tab: DevTools says which. Opened as a plain page (tests, or by hand), the panel
@@ -35,7 +35,7 @@ export interface PanelLinkOptions {
   timeoutMs?: number;
 }
 
-export interface PanelLink {
+interface PanelLink {
   /** The inspected page's store, for `mountInspector(target, { source })`. */
   source: RemoteSource;
   /** Closes the port and fails what is still pending. */

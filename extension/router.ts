@@ -10,7 +10,7 @@ import {
 } from './transport.js';
 
 /** True when `sender` is this extension's panel page (not a content script, not another page). */
-export function isPanelSender(sender: MessageSender | undefined, extensionId: string): boolean {
+function isPanelSender(sender: MessageSender | undefined, extensionId: string): boolean {
   if (sender?.id !== extensionId || typeof sender.url !== 'string') return false;
   try {
     const url = new URL(sender.url);

@@ -35,36 +35,36 @@ export const LIMITS = {
 } as const;
 
 /** Panel → worker: route this port to the content script of tab `tabId`. */
-export interface Attach {
+interface Attach {
   protocol: typeof CONTROL;
   kind: 'attach';
   tabId: number;
 }
 /** Panel → worker, every few seconds: a message keeps an MV3 service worker from stopping while the panel is open. */
-export interface Ping {
+interface Ping {
   protocol: typeof CONTROL;
   kind: 'ping';
 }
 /** Content script → worker → panel: joined the page's channel. */
-export interface Ready {
+interface Ready {
   protocol: typeof CONTROL;
   kind: 'ready';
   origin: string;
 }
 /** Worker → panel: the page cannot be reached (yet); the panel retries. */
-export interface Detached {
+interface Detached {
   protocol: typeof CONTROL;
   kind: 'detached';
   reason: string;
 }
 /** Content script → worker → panel: something the user should know, e.g. two stores answering. */
-export interface Warning {
+interface Warning {
   protocol: typeof CONTROL;
   kind: 'warning';
   message: string;
 }
 
-export type FromPanel = Attach | Ping | InspectorRequest;
+type FromPanel = Attach | Ping | InspectorRequest;
 
 export const control = {
   attach: (tabId: number): Attach => ({ protocol: CONTROL, kind: 'attach', tabId }),
@@ -136,7 +136,7 @@ export function errorResponse(id: string, name: string, message: string): Inspec
 /** How long a hop remembers a request it forwarded when no deadline of its own is given. */
 const FORGET_AFTER_MS = 60_000;
 
-export interface LedgerOptions {
+interface LedgerOptions {
   /** How long a request may wait for its answer; default one minute, then it is forgotten. */
   timeoutMs?: number;
   /** Called with the id of a request that waited `timeoutMs` in vain (it is closed). */
