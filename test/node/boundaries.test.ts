@@ -150,6 +150,11 @@ describe('layer boundaries', () => {
     expect(allowedImports['inspector/']!.parts).toEqual(['lib/index.ts']);
   });
 
+  it('no file-level import cycle anywhere (import type included), each reported with its chain', () => {
+    const cycles = importCycles(modules).map((chain) => chain.join(' → '));
+    expect(cycles).toEqual([]);
+  });
+
   it('the cycle check finds cycles through type imports and self-imports, and none in a diamond', () => {
     const graph = (edges: Record<string, string[]>) =>
       new Map<string, SourceModule>(
