@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type InspectorSource, mountInspector, type SourceChange } from '../../inspector/index.js';
+import inspectorReadme from '../../inspector/README.md?raw';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import readme from '../../README.md?raw';
 import { cleanupMounts, inspectorRoot, mount, put, sampleStore, until } from './inspector-fixtures.js';
 import example from './readme/inspector-source-example.ts?raw';
 import { asPublished } from './readme/readme-block.js';
@@ -31,11 +31,11 @@ function sourceOver(store: MemoryOffloadStore) {
   return { source, listening };
 }
 
-/** The first ```ts block under `### <heading>` in the README. */
-function readmeSubsectionBlock(heading: string): string {
-  const section = readme.split(/^### /m).find((part) => part.startsWith(`${heading}\n`));
+/** The first ```ts block under `## <heading>` in the inspector's README. */
+function readmeSectionBlock(heading: string): string {
+  const section = inspectorReadme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
   const block = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`README has no ts block under "### ${heading}"`);
+  if (!block) throw new Error(`inspector/README.md has no ts block under "## ${heading}"`);
   return block;
 }
 
@@ -122,13 +122,13 @@ describe('mountInspector(target, { source })', () => {
   });
 });
 
-describe('the README’s source example', () => {
-  it('is the README’s example, word for word', () => {
+describe('the inspector README’s source example', () => {
+  it('is the inspector README’s example, word for word', () => {
     const published = asPublished(example, {
       '../../../lib/index.js': 'tool-output-offload',
       '../../../inspector/index.js': 'tool-output-offload/inspector',
     });
-    expect(readmeSubsectionBlock('A source of your own')).toBe(published);
+    expect(readmeSectionBlock('A source of your own')).toBe(published);
   });
 
   it('shows one thread of the store, and reads nothing for the others', async () => {
