@@ -111,14 +111,14 @@ export function cutPage(page: FilePage, maxChars: number, limitTokens: number): 
     cutNote(of, of, limitTokens, 10 ** 15).length,
     cutNote(of, of, limitTokens, undefined).length,
   );
-  const closing =
-    range === undefined || toolNote === undefined ? toolNote : linesNote(range.offset, range.total, range.total);
+  const reworded = range !== undefined && toolNote !== undefined;
+  const closing = reworded ? linesNote(range.offset, range.total, range.total) : toolNote;
   const room = maxChars - noteChars - (closing === undefined ? 0 : closing.length + 1);
   const count = linesWithin(printedLines(page), room);
   const lines = count > 0 || of === 0 ? page.lines.slice(0, count) : [firstLineWithin(page, room - 1)];
   const { note: _note, ...rest } = page;
   const cut: FilePage = { ...rest, lines, cut: { limitTokens, of } };
-  const note = range === undefined || toolNote === undefined ? toolNote : moreLinesNote(cut, undefined);
+  const note = reworded ? moreLinesNote(cut, undefined) : toolNote;
   return note === undefined ? cut : { ...cut, note };
 }
 
