@@ -18,7 +18,7 @@ export { type Agent, type AgentOptions, createAgent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
 export type { RunEvent } from './runtime/events.js';
 export { IndexedDbCheckpointer, type IndexedDbCheckpointerOptions } from './runtime/indexeddb-checkpointer.js';
-export type { AssistantMessage, ContentPart, MediaPart, Message, TextPart, ToolCall } from './runtime/messages.js';
+export type { AssistantMessage, Message, ToolCall } from './runtime/messages.js';
 export {
   type Block,
   block,
@@ -41,6 +41,7 @@ export { modelReply, type StreamEvent, type StreamListener } from './runtime/mod
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
 export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
+export type { ContentPart, MediaPart, TextPart } from './shared/content.js';
 export { BackendError, type BackendErrorCode } from './shared/errors.js';
 export { estimateTokens } from './shared/text.js';
 export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './store/indexeddb-store.js';

@@ -1,7 +1,7 @@
 // A file tool's page, as data: what it shows, where that lies in the file, and the closing line
 // about the rest. The tools make pages, `printPage` words them for the model, and `cutPage` makes
 // one smaller (the offload's threshold, O11) from the data, never from the printed text.
-import type { ContentPart, TextPart } from '../runtime/messages.js';
+import type { ContentPart, TextPart } from '../shared/content.js';
 import { cutToChars } from '../shared/text.js';
 
 /** A longer line is cut in every page (read_file's lines, listed paths, matches): one line must never fill a page. */

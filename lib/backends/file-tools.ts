@@ -1,6 +1,6 @@
-import type { ContentPart } from '../runtime/messages.js';
 import { ToolOutcome } from '../runtime/outcome.js';
 import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
+import type { ContentPart } from '../shared/content.js';
 import { BackendError } from '../shared/errors.js';
 import { type Backend, isBackend } from './backend.js';
 import { pageContent } from './file-tool-page.js';

@@ -1,5 +1,6 @@
-import { type ContentPart, isTextPart, joinText, type Message, type ToolCall } from '../runtime/messages.js';
+import type { Message, ToolCall } from '../runtime/messages.js';
 import type { ModelOutput, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
+import { type ContentPart, isTextPart, joinText } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import { openAIStreamParts, parseArgs } from './openai-stream.js';

@@ -1,4 +1,5 @@
-import { joinText, type Message } from '../runtime/messages.js';
+import type { Message } from '../runtime/messages.js';
+import { joinText } from '../shared/content.js';
 import type { OffloadStore, StoreChange } from '../store/offload-store.js';
 import { resultKeysInText } from './result-path.js';
 

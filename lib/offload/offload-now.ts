@@ -1,6 +1,6 @@
-import type { ContentPart } from '../runtime/messages.js';
-import { joinText, toContent } from '../runtime/messages.js';
 import { checkThreadId, quoteForMessage } from '../shared/checks.js';
+import type { ContentPart } from '../shared/content.js';
+import { joinText, toContent } from '../shared/content.js';
 import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import {

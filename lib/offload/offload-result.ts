@@ -1,6 +1,6 @@
-import { idempotencyKeyProblem } from '../runtime/ids.js';
-import type { ContentPart } from '../runtime/messages.js';
-import { isTextPart, joinText, toContent } from '../runtime/messages.js';
+import type { ContentPart } from '../shared/content.js';
+import { isTextPart, joinText, toContent } from '../shared/content.js';
+import { idempotencyKeyProblem } from '../shared/ids.js';
 import { cutToBytes, utf8Bytes } from '../shared/text.js';
 import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';

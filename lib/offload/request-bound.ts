@@ -1,4 +1,5 @@
-import { type ContentPart, isTextPart, type Message } from '../runtime/messages.js';
+import type { Message } from '../runtime/messages.js';
+import { type ContentPart, isTextPart } from '../shared/content.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote } from './cut.js';
 import { withText } from './offload-result.js';

@@ -1,4 +1,4 @@
-import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../runtime/ids.js';
+import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 
 /** Where stored results appear in a CompositeBackend, and how a path names one of them. */
 export const offloadMount = '/large_tool_results/' as const;

@@ -1,11 +1,11 @@
 import { CompositeBackend } from '../backends/composite-backend.js';
 import { pageOf } from '../backends/file-tool-page.js';
 import { MemoryBackend } from '../backends/memory-backend.js';
-import { joinText } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
+import { joinText } from '../shared/content.js';
 import type { OffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import { SummaryCleanup } from './cleanup.js';

@@ -1,10 +1,11 @@
 import { checkInteger, checkThreadId } from '../shared/checks.js';
+import { type ContentPart, toContent } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
 import type { RunEventListener } from './events.js';
 import { RunAborted, UsageError } from './failure.js';
 import { approvalReason, continueTurn, decideApproval, endFailedRun, result, startTurn } from './loop.js';
-import { type ContentPart, type Message, toContent } from './messages.js';
+import type { Message } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
 import type { StreamListener } from './model-stream.js';

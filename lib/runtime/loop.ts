@@ -1,6 +1,7 @@
+import { type ContentPart, textContent, toContent } from '../shared/content.js';
+import { randomId } from '../shared/ids.js';
 import { callHook, RunFailure, UsageError, untilAborted } from './failure.js';
-import { randomId } from './ids.js';
-import { type AssistantMessage, type ContentPart, textContent, toContent } from './messages.js';
+import type { AssistantMessage } from './messages.js';
 import { type Block, isBlock, type Middleware, type TurnEnd } from './middleware.js';
 import { modelStep } from './model-step.js';
 import type { ToolOutcome } from './outcome.js';

@@ -1,5 +1,6 @@
+import type { ContentPart } from '../shared/content.js';
 import type { EmittedEvent } from './events.js';
-import type { AssistantMessage, ContentPart, Message, ToolCall } from './messages.js';
+import type { AssistantMessage, Message, ToolCall } from './messages.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import type { StateUpdate, ToolOutcome } from './outcome.js';
 import type { Tool, ToolContext } from './tool.js';

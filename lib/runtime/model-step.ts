@@ -1,8 +1,9 @@
 import { quoteForMessage } from '../shared/checks.js';
+import { toContent } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
+import { randomId } from '../shared/ids.js';
 import { callHook, RunFailure } from './failure.js';
-import { randomId } from './ids.js';
-import { type AssistantMessage, type ToolCall, toContent } from './messages.js';
+import type { AssistantMessage, ToolCall } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { ModelReply, ModelRequest, ModelStreamPart } from './model.js';
 import { isModelStream, modelReply, replyShape } from './model-stream.js';

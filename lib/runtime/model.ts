@@ -1,4 +1,5 @@
-import type { ContentPart, Message, ToolCall } from './messages.js';
+import type { ContentPart } from '../shared/content.js';
+import type { Message, ToolCall } from './messages.js';
 
 /** A JSON Schema object (draft 2020-12). */
 export type JsonSchema = Record<string, unknown>;

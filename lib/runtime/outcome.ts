@@ -1,4 +1,4 @@
-import { type ContentPart, toContent } from './messages.js';
+import { type ContentPart, toContent } from '../shared/content.js';
 
 export type StateUpdate = Readonly<Record<string, unknown>>;
 

@@ -1,9 +1,10 @@
+import type { ContentPart } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
+import { randomId } from '../shared/ids.js';
 import type { Checkpointer } from './checkpoint.js';
 import { type RunEventListener, RunEvents } from './events.js';
 import { RunAborted, RunFailure, untilAborted } from './failure.js';
-import { randomId } from './ids.js';
-import type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage } from './messages.js';
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from './messages.js';
 import type { HookContext, Middleware, TurnEnd } from './middleware.js';
 import type { Model, ToolSpec } from './model.js';
 import type { StreamListener } from './model-stream.js';

@@ -1,4 +1,5 @@
-import type { ContentPart, Message } from '../runtime/messages.js';
+import type { Message } from '../runtime/messages.js';
+import type { ContentPart } from '../shared/content.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** What Summarization keeps under its state key: the summary so far and every message id it covers. */

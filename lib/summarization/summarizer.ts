@@ -1,6 +1,7 @@
-import { type ContentPart, joinText, type Message } from '../runtime/messages.js';
+import type { Message } from '../runtime/messages.js';
 import type { Model, ModelRequest } from '../runtime/model.js';
 import { modelReply } from '../runtime/model-stream.js';
+import { type ContentPart, joinText } from '../shared/content.js';
 import { cutLine, cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 

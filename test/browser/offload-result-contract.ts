@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import type { ContentPart } from '../../lib/runtime/messages.js';
+import type { ContentPart } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
 import type { ContractStores } from './store-contract.js';

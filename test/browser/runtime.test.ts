@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
-import { joinText, type Message, type ToolCall } from '../../lib/runtime/messages.js';
+import type { Message, ToolCall } from '../../lib/runtime/messages.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { type Tool, type ToolContext, tool } from '../../lib/runtime/tool.js';
+import { joinText } from '../../lib/shared/content.js';
 import { scriptedModel } from '../../lib/testing.js';
 
 // The runtime in a real browser (Chromium): no Node APIs, crypto.getRandomValues for ids,

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { IndexedDbCheckpointer } from '../../lib/runtime/indexeddb-checkpointer.js';
-import { joinText } from '../../lib/runtime/messages.js';
+import { joinText } from '../../lib/shared/content.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { cleanupScenario, type StackOrder } from '../node/summarization-fixtures.js';

@@ -4,10 +4,10 @@
 // by the test or by a tool; never a timer. Uses no Node API.
 import { describe, expect, it, vi } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { joinText } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { ModelRequest } from '../../lib/runtime/model.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { joinText } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import type { StoreChange } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';

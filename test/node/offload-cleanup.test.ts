@@ -2,8 +2,8 @@
 // (reason 'summarized') at the next model step, in either stack order; the bound never depends on it.
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { joinText } from '../../lib/runtime/messages.js';
 import type { ModelReply } from '../../lib/runtime/model.js';
+import { joinText } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { SummarizationEvent } from '../../lib/summarization/summarization.js';

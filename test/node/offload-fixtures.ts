@@ -1,10 +1,11 @@
 // Hand-made hook contexts, so the offload's hooks can be tested without the agent loop.
 
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import type { ContentPart, Message } from '../../lib/runtime/messages.js';
+import type { Message } from '../../lib/runtime/messages.js';
 import type { HookContext, StateKey, ToolCallRequest } from '../../lib/runtime/middleware.js';
 import type { StateUpdate, ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
+import type { ContentPart } from '../../lib/shared/content.js';
 
 export function hookContext(over: Partial<HookContext> = {}): HookContext {
   return {

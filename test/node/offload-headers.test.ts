@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { createAgent } from '../../lib/runtime/agent.js';
-import { joinText } from '../../lib/runtime/messages.js';
 import type { ModelRequest, ToolSpec } from '../../lib/runtime/model.js';
+import { joinText } from '../../lib/shared/content.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { callTool, hookContext, textOf } from './offload-fixtures.js';

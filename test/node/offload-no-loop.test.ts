@@ -3,9 +3,9 @@
 // whatever their own page size; the note they end with, saying how to continue, is kept.
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { joinText } from '../../lib/runtime/messages.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { joinText } from '../../lib/shared/content.js';
 import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { calls, linesOf, offloadAgent, pathIn, reply, toolMessagesOf } from './offload-harness.js';

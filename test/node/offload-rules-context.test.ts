@@ -1,8 +1,9 @@
 // Rules O7–O12 end to end: cleanup, Block, the request bound, options, no read loop, system prompt.
 import { describe, expect, it } from 'vitest';
-import { isTextPart, type Message } from '../../lib/runtime/messages.js';
+import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
+import { isTextPart } from '../../lib/shared/content.js';
 import { estimateTokens, utf8Bytes } from '../../lib/shared/text.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';

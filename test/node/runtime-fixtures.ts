@@ -1,7 +1,8 @@
 import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
-import { type ContentPart, joinText, type Message, type ToolCall } from '../../lib/runtime/messages.js';
+import type { Message, ToolCall } from '../../lib/runtime/messages.js';
 import type { ModelReply } from '../../lib/runtime/model.js';
 import { type Tool, tool } from '../../lib/runtime/tool.js';
+import { type ContentPart, joinText } from '../../lib/shared/content.js';
 
 /** Echoes its text; the schema requires a string `text` and nothing else. */
 export const echo: Tool<{ text: string }> = tool({

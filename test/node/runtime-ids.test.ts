@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resultKeysInText, resultPath } from '../../lib/offload/result-path.js';
-import { idempotencyKeyProblem, isIdempotencyKey, randomId } from '../../lib/runtime/ids.js';
+import { idempotencyKeyProblem, isIdempotencyKey, randomId } from '../../lib/shared/ids.js';
 
 const keyCharacters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 const isKeyCharacter = (c: string) => keyCharacters.includes(c);

@@ -1,8 +1,9 @@
 // Summarization's choices: options, where the kept messages start, what counts, what the summarizer sees.
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
-import { joinText, type Message, type ToolMessage } from '../../lib/runtime/messages.js';
+import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
 import type { ModelReply, ModelRequest } from '../../lib/runtime/model.js';
+import { joinText } from '../../lib/shared/content.js';
 import { keepBoundary, mediaPartTokens, messagesTokens } from '../../lib/summarization/select.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';

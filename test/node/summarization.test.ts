@@ -2,9 +2,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../lib/runtime/agent.js';
 import type { RunEvent } from '../../lib/runtime/events.js';
-import { joinText, type Message } from '../../lib/runtime/messages.js';
+import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { Model, ModelReply } from '../../lib/runtime/model.js';
+import { joinText } from '../../lib/shared/content.js';
 import { Summarization, type SummarizationEvent } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { echo } from './runtime-fixtures.js';

@@ -4,10 +4,11 @@
 // never a timer. Uses no Node API.
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { joinText, type Message } from '../../lib/runtime/messages.js';
+import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { tool } from '../../lib/runtime/tool.js';
+import { joinText } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import type { HeldText, OffloadStore } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
