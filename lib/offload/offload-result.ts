@@ -1,196 +1,178 @@
+import { checkThreadId, quoteForMessage } from '../shared/checks.js';
 import type { ContentPart } from '../shared/content.js';
-import { isTextPart, joinText, toContent } from '../shared/content.js';
-import { idempotencyKeyProblem } from '../shared/ids.js';
-import { cutToBytes, utf8Bytes } from '../shared/text.js';
-import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
-import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
-import { cutWithNote } from './cut.js';
-import type { OffloadLimits } from './options.js';
-import { offloadReplacement } from './preview.js';
-import { readsFromMount, resultPath } from './result-path.js';
+import { joinText, toContent } from '../shared/content.js';
+import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
+import { charsPerTokenMeasure } from '../tokens/token-measure.js';
+import {
+  type AppliedLimits,
+  expiryOf,
+  notStoredDecision,
+  offloadToolResult,
+  replacementFor,
+  withText,
+} from './offload-result.js';
+import { reportStoreFailure } from './report-failure.js';
+import { resultKeyFor } from './result-identity.js';
+import { resultPath } from './result-path.js';
 
 /**
- * The offload's core as plain functions over an OffloadStore (decide, cut, preview, store), so an
- * adapter for another agent framework can reuse it without this package's agent loop.
+ * `ToolOutputOffload.offloadResult`: the offload for an agent framework with no runtime of this
+ * package around it. One call decides, stages and commits (with its evictions), and the store
+ * remembers what it stored, so a framework that converts old results again on every turn gets the
+ * same text back without storing anything (A1, A2).
  */
 
-/** One successful tool call's result, as the offload sees it. */
-interface ToolResultToOffload {
+/** One tool result as a framework has it. */
+export interface OffloadResultInput {
   threadId: string;
-  turnId: string;
-  /**
-   * The call's idempotency key: the stored result's identity and file name, never the provider's
-   * call id, so a rerun of the call replaces its own entry (O2).
-   */
-  key: string;
+  /** The framework's tool call id (any string: reused, mangled or long ids are fine). */
+  callId: string;
   toolName: string;
-  /** The call's arguments; a call that reads from the mount is never offloaded (O11). */
-  args: unknown;
-  content: readonly ContentPart[];
+  content: string | readonly ContentPart[];
+  /**
+   * The read tools the model has in this request (read_file, grep…), for the header to name only
+   * those; default all of `readTools()`. An empty list says the model cannot read the result back.
+   */
+  readTools?: readonly string[];
 }
 
-export type OffloadDecision =
-  /** Within the threshold: show the result as it is. */
-  | { kind: 'kept'; content: ContentPart[] }
-  /** Over the threshold but not stored: cut to within it, with a note saying why. */
-  | { kind: 'cut'; content: ContentPart[]; failure?: StoreFailure }
-  /** Stored (staged): the model sees the preview; `change` makes it live when applied. */
-  | {
-      kind: 'stored';
-      content: ContentPart[];
-      change: StoreChange;
-      preview: string;
-      path: string;
-      /** UTF-8 bytes stored; fewer than the result's when it was over maxResultBytes (`truncated`). */
-      bytes: number;
-      truncated: boolean;
-    };
-
-function describeError(error: unknown): string {
-  if (error instanceof Error)
-    return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
-  return String(error);
+/** What the model should see instead of the result. */
+export interface OffloadedResult {
+  /** The text (one text part) followed by the result's non-text parts, in order. */
+  content: ContentPart[];
+  /** The model-facing text: the result's own, its replacement, or its cut with a note. */
+  text: string;
+  /** The stored result the text names (under /large_tool_results/); absent when it names none. */
+  path?: string;
+  /** Whether this call stored it. False within the threshold, when offered again, and when it could not be stored. */
+  stored: boolean;
 }
 
-/** Replaces all text parts by one text, keeping every non-text part, in order, after it (O5). */
-export function withText(content: readonly ContentPart[], text: string): ContentPart[] {
-  return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
+function checkInput(input: unknown): OffloadResultInput {
+  if (typeof input !== 'object' || input === null) {
+    throw new TypeError(
+      `offloadResult: expected { threadId, callId, toolName, content }, got ${quoteForMessage(input)}`,
+    );
+  }
+  const { threadId, callId, toolName } = input as Record<string, unknown>;
+  checkThreadId(threadId);
+  if (typeof callId !== 'string') {
+    throw new TypeError(`offloadResult: callId must be a string, got ${quoteForMessage(callId)}`);
+  }
+  if (typeof toolName !== 'string' || toolName === '') {
+    throw new TypeError(`offloadResult: toolName must be a non-empty string, got ${quoteForMessage(toolName)}`);
+  }
+  return input as OffloadResultInput;
 }
 
-/**
- * A text's stored copy (cut to `maxResultBytes`) and the replacement the model sees for it: a header
- * naming its path and saying how to read the rest, then its first lines (O1). Made the same way
- * each time.
- */
-interface Replacement {
-  path: string;
-  /** The text as stored: cut to maxResultBytes. */
-  stored: string;
-  storedBytes: number;
-  originalBytes: number;
-  /** The text's estimated tokens, by the offload's measure. */
-  originalTokens: number;
-  truncated: boolean;
-  /** The header and first lines: the text the model is shown instead. */
-  preview: string;
+function readToolsOf(readTools: unknown): readonly string[] | undefined {
+  if (readTools === undefined) return undefined;
+  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
+    throw new TypeError(`offloadResult: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
+  }
+  return readTools;
 }
 
-/** The stored copy and the preview of a text over the threshold, to be stored under `key`. */
-/** The limits as the offload applies them to one result: its tool's threshold, and how tokens are counted. */
-export type AppliedLimits = OffloadLimits & { measure?: TokenMeasure; readTools?: readonly string[] };
-
-/** A commit's age limit (`expireBefore`) for `maxAgeMs` as of now; nothing when there is no limit. */
-export function expiryOf(maxAgeMs: number | undefined): { expireBefore?: number } {
-  return maxAgeMs === undefined ? {} : { expireBefore: Date.now() - maxAgeMs };
+/** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
+function stagingTag(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return `offload-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
-export function replacementFor(
+/** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
+function shownAgain(
+  content: ContentPart[],
   text: string,
-  toolName: string,
   key: string,
-  limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure' | 'readTools'> &
-    Partial<Pick<AppliedLimits, 'previewTailLines'>>,
-  /** The text's tokens by `limits.measure`, when already counted (an exact tokenizer may take long). */
-  tokens?: number,
-): Replacement {
-  const originalBytes = utf8Bytes(text);
-  // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
-  const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
-  const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
-  const path = resultPath(key);
-  const originalTokens = Math.ceil(tokens ?? (limits.measure ?? charsPerTokenMeasure).tokens(text));
-  const preview = offloadReplacement(
-    { path, toolName, original: text, originalBytes, stored, storedBytes, originalTokens },
-    limits,
-  );
-  return { path, stored, storedBytes, originalBytes, originalTokens, truncated: stored.length < text.length, preview };
-}
-
-/** What is shown when a result over the threshold could not be stored (S3): a cut with a note, naming no path. */
-export function notStoredDecision(
-  result: Pick<ToolResultToOffload, 'threadId' | 'key' | 'toolName'>,
-  content: readonly ContentPart[],
-  text: string,
-  limits: Pick<AppliedLimits, 'thresholdTokens' | 'measure'>,
-  error: unknown,
-): Extract<OffloadDecision, { kind: 'cut' }> {
-  const why = describeError(error);
-  const failure: StoreFailure = {
-    threadId: result.threadId,
-    key: String(result.key).slice(0, 200),
-    path: idempotencyKeyProblem(result.key) ? '' : resultPath(result.key),
-    toolName: result.toolName,
-    bytes: utf8Bytes(text),
-    at: Date.now(),
-    error: why,
+  seen: SeenResult,
+  limits: AppliedLimits,
+): OffloadedResult {
+  // Made with the offload's tail and measure, which the store does not record.
+  const again = {
+    ...seen,
+    previewTailLines: limits.previewTailLines,
+    measure: limits.measure,
+    readTools: limits.readTools,
   };
-  const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'not-stored', why }, limits.measure);
-  return { kind: 'cut', content: withText(content, cut), failure };
+  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
+  return { content: withText(content, preview), text: preview, path: resultPath(key), stored: false };
 }
 
-/**
- * Decides what the model is shown for one tool result and, when it is over the threshold, stages
- * its text in the store. Never throws for a storage failure (S3): the result is cut instead, and no
- * path is named for a text that was not written. Throws a TypeError for malformed content.
- */
-export async function offloadToolResult(
+export async function offloadNow(
   store: OffloadStore,
   limits: AppliedLimits,
-  result: ToolResultToOffload,
-  /** The text's tokens, when the caller found it over the threshold already. */
-  overThreshold?: number,
-): Promise<OffloadDecision> {
-  const content = toContent(result.content, `result of tool "${result.toolName}"`);
+  input: OffloadResultInput,
+): Promise<OffloadedResult> {
+  const { threadId, callId, toolName } = checkInput(input);
+  limits = { ...limits, readTools: readToolsOf(input.readTools) };
+  const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
   const text = joinText(content);
-  // Counted once, for the threshold and the header.
-  const tokens = overThreshold ?? (limits.measure ?? charsPerTokenMeasure).tokensOver(text, limits.thresholdTokens);
-  if (tokens === undefined) return { kind: 'kept', content };
+  // Every call is an update of the thread: the age limit applies even when nothing is stored.
+  const expiring = <T>(result: T) => expireAlone(store, threadId, limits.maxAgeMs).then(() => result);
+  const tokens = (limits.measure ?? charsPerTokenMeasure).tokensOver(text, limits.thresholdTokens);
+  if (tokens === undefined) return expiring({ content, text, stored: false });
 
-  if (readsFromMount(result.args)) {
-    return {
-      kind: 'cut',
-      content: withText(
-        content,
-        cutWithNote(text, limits.thresholdTokens, { kind: 'read-from-mount' }, limits.measure),
-      ),
-    };
+  const key = await resultKeyFor(callId, text);
+  const failed = async (error: unknown): Promise<OffloadedResult> => {
+    const cut = notStoredDecision({ threadId, key, toolName }, content, text, limits, error);
+    if (cut.failure) await reportStoreFailure(store, cut.failure);
+    return { content: cut.content, text: joinText(cut.content), stored: false };
+  };
+
+  let before: SeenResult | undefined;
+  try {
+    before = await store.seen(threadId, key);
+  } catch (error) {
+    return failed(error);
   }
+  if (before) return expiring(shownAgain(content, text, key, before, limits));
 
-  const keyProblem = idempotencyKeyProblem(result.key);
-  if (keyProblem) return notStoredDecision(result, content, text, limits, keyProblem);
-
-  const { path, stored, storedBytes, originalBytes, originalTokens, truncated, preview } = replacementFor(
-    text,
-    result.toolName,
-    result.key,
+  const tag = stagingTag();
+  const decision = await offloadToolResult(
+    store,
     limits,
+    { threadId, turnId: tag, key, toolName, args: undefined, content },
     tokens,
   );
-  try {
-    await store.stage({
-      threadId: result.threadId,
-      key: result.key,
-      path,
-      toolName: result.toolName,
-      bytes: storedBytes,
-      originalBytes,
-      estimatedTokens: originalTokens,
-      truncated,
-      createdAt: Date.now(),
-      preview,
-      text: stored,
-      turnId: result.turnId,
-    });
-  } catch (error) {
-    return notStoredDecision(result, content, text, limits, error);
+  if (decision.kind !== 'stored') {
+    if (decision.kind === 'cut' && decision.failure) await reportStoreFailure(store, decision.failure);
+    return expiring({ content: decision.content, text: joinText(decision.content), stored: false });
   }
-  const change: StoreChange = {
-    type: 'commit',
-    threadId: result.threadId,
-    key: result.key,
-    turnId: result.turnId,
-    maxTotalBytes: limits.maxTotalBytes,
-    ...expiryOf(limits.maxAgeMs),
+  const seen: SeenDetails = {
+    toolName,
+    thresholdTokens: limits.thresholdTokens,
+    previewLines: limits.previewLines,
+    maxResultBytes: limits.maxResultBytes,
   };
-  return { kind: 'stored', content: withText(content, preview), change, preview, path, bytes: storedBytes, truncated };
+  try {
+    const applied = await store.apply({
+      type: 'commit',
+      threadId,
+      key,
+      maxTotalBytes: limits.maxTotalBytes,
+      seen,
+      ...expiryOf(limits.maxAgeMs),
+    });
+    if (applied.stored.includes(key)) {
+      return { content: decision.content, text: decision.preview, path: decision.path, stored: true };
+    }
+    // Not stored by this call: the same result offered at the same time was, first.
+    const now = await store.seen(threadId, key);
+    if (now) return shownAgain(content, text, key, now, limits);
+    throw new Error('its staged copy was deleted before it could be committed');
+  } catch (error) {
+    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).
+    await store.settle(threadId, [tag]).catch(() => undefined);
+    return failed(error);
+  }
+}
+
+/**
+ * Evicts the thread's results older than `maxAgeMs` on its own (a call that commits nothing). A
+ * store failure here never fails the call (S3): the next call on the thread tries again.
+ */
+async function expireAlone(store: OffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
+  const { expireBefore } = expiryOf(maxAgeMs);
+  if (expireBefore === undefined) return;
+  await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);
 }
