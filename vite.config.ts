@@ -9,6 +9,7 @@ export default defineConfig({
     lib: {
       entry: {
         index: 'lib/index.ts',
+        agent: 'lib/agent.ts',
         testing: 'lib/testing.ts',
         inspector: 'inspector/index.ts',
         langchain: 'adapters/langchain/index.ts',

@@ -1,2 +1,4 @@
 import { MemoryOffloadStore } from '../lib/store/memory-store.ts';
-const s = new MemoryOffloadStore(); console.log(await s.list('t'));
+
+const s = new MemoryOffloadStore();
+console.log(await s.list('t'));

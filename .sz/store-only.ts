@@ -1,2 +1,4 @@
 import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.ts';
-const s = new IndexedDbOffloadStore(); console.log(await s.list('t'));
+
+const s = new IndexedDbOffloadStore();
+console.log(await s.list('t'));

@@ -3,17 +3,14 @@ import { commands } from 'vitest/browser';
 import {
   CompositeBackend,
   createAgent,
-  estimateTokens,
   fileTools,
   MemoryBackend,
-  MemoryOffloadStore,
   type Message,
-  type Middleware,
   type ModelReply,
   type ModelRequest,
-  ToolOutputOffload,
   tool,
-} from '../lib/index.js';
+} from '../lib/agent.js';
+import { estimateTokens, MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { tokensChart } from './context-chart.js';
 import { record } from './record.js';
 
@@ -89,7 +86,7 @@ async function runSession(offload: ToolOutputOffload | undefined) {
     ? (context: { threadId: string }) =>
         new CompositeBackend(notes, { [ToolOutputOffload.mount]: offload.backend(context.threadId) })
     : notes;
-  const middleware: Middleware[] = offload ? [offload] : [];
+  const middleware = offload ? [offload] : [];
   const agent = createAgent({
     model: sessionModel(perStep),
     tools: [fetchPage, ...fileTools(backend)],

@@ -1,7 +1,7 @@
 import { openDB } from 'idb';
 import { afterAll, expect, it } from 'vitest';
+import { fileTools } from '../lib/agent/file-tools.js';
 import { CompositeBackend } from '../lib/backends/composite-backend.js';
-import { fileTools } from '../lib/backends/file-tools.js';
 import { MemoryBackend } from '../lib/backends/memory-backend.js';
 import { ToolOutputOffload } from '../lib/offload/tool-output-offload.js';
 import type { Message } from '../lib/runtime/messages.js';
@@ -10,6 +10,7 @@ import type { ModelReply, ModelRequest } from '../lib/runtime/model.js';
 import { type Tool, type ToolContext, tool } from '../lib/runtime/tool.js';
 import { IndexedDbOffloadStore } from '../lib/store/indexeddb-store.js';
 import { successText } from '../test/browser/fixtures/tool-context.js';
+import { middlewareOf } from '../test/node/offload-fixtures.js';
 import { type Blocking, blockingWhile, longest } from './blocking.js';
 import { randomLines, TextPool } from './random-text.js';
 import { type BenchResult, interleaved, median, record, timed } from './record.js';
@@ -43,14 +44,14 @@ async function storeThroughMiddleware(offload: ToolOutputOffload, threadId: stri
   const turnId = `turn-${key}`;
   const context = contexts(threadId, turnId, key);
   const call = { id: `call-${key}`, name: fetchPage.name, args: {} };
-  const outcome = await offload.wrapToolCall(
+  const outcome = await middlewareOf(offload).wrapToolCall(
     { call, idempotencyKey: key, tool: fetchPage },
     async () => ({ type: 'success', content: [{ type: 'text', text }] }),
     context.tool,
   );
   const update = outcome.type === 'success' ? outcome.update?.[ToolOutputOffload.key] : undefined;
   if (!update) throw new Error(`${key} was not offloaded: ${JSON.stringify(outcome).slice(0, 300)}`);
-  const stateKey = offload.writes[ToolOutputOffload.key] as StateKey;
+  const stateKey = middlewareOf(offload).writes[ToolOutputOffload.key] as StateKey;
   await stateKey.apply!(stateKey.initial, update, context.hook);
 }
 
@@ -112,12 +113,12 @@ it('wrap-model-call-2mib-ms: wrapModelCall on a 200-message request holding 2 Mi
     sent = r.messages.length;
     return { content: 'ok' };
   };
-  await offload.wrapModelCall(request, next, context);
+  await middlewareOf(offload).wrapModelCall(request, next, context);
   expect(sent).toBe(200);
   // Ten calls a run: one call is close to the clock's resolution.
   const ms =
     (await timed(RUNS, async () => {
-      for (let i = 0; i < 10; i++) await offload.wrapModelCall(request, next, context);
+      for (let i = 0; i < 10; i++) await middlewareOf(offload).wrapModelCall(request, next, context);
     })) / 10;
   results.push({
     name: 'wrap-model-call-2mib-ms',

@@ -1,13 +1,8 @@
 import { chosenModel, type ModelSettings } from '../examples/shared/model-choice.js';
 import { type Progress, progressReporter } from '../examples/shared/progress.js';
 import { readingFileTools } from '../examples/shared/reading-tools.js';
-import {
-  type Agent,
-  createAgent,
-  IndexedDbCheckpointer,
-  IndexedDbOffloadStore,
-  ToolOutputOffload,
-} from '../lib/index.js';
+import { type Agent, createAgent, IndexedDbCheckpointer } from '../lib/agent.js';
+import { IndexedDbOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { aiSdkRuntime } from './ai-sdk-runtime.js';
 import { demoTools } from './demo-tools.js';
 import { langChainRuntime } from './langchain-runtime.js';

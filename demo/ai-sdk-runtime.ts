@@ -9,7 +9,7 @@ import {
   type RunResult,
   type ToolCall,
   type ToolSpec,
-} from '../lib/index.js';
+} from '../lib/agent.js';
 import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
 import { runPackageTool } from './package-tool.js';
 

@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Composer } from '../examples/shared/composer.js';
 import { Conversation } from '../examples/shared/conversation.js';
 import { ModelSettingsBox } from '../examples/shared/model-settings.js';
-import { type Message, type RunResult, type ToolCall, ToolOutputOffload } from '../lib/index.js';
+import type { Message, RunResult, ToolCall } from '../lib/agent.js';
+import { ToolOutputOffload } from '../lib/index.js';
 import { checkpointer, type ModelSettings, type RuntimeName, runtimes, store } from './agent-setup.js';
 import {
   currentThread,

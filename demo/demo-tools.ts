@@ -1,5 +1,5 @@
 import { delay } from '../examples/shared/offline-turn.js';
-import { type Tool, ToolOutcome, tool } from '../lib/index.js';
+import { type Tool, ToolOutcome, tool } from '../lib/agent.js';
 import { pageText, searchLogs } from './generated-data.js';
 
 /** Simulated latencies: the log search answers before the page fetch, as a local index would. */

@@ -1,5 +1,6 @@
 import type { Progress } from '../examples/shared/progress.js';
-import type { Model, Tool, ToolOutputOffload } from '../lib/index.js';
+import type { Model, Tool } from '../lib/agent.js';
+import type { ToolOutputOffload } from '../lib/index.js';
 
 // What the demo's framework runtimes (AI SDK, LangChain.js) share: what they are given, and where
 // they keep a thread's history — the checkpointer database, under a key of their own, since each

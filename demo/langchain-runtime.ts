@@ -19,7 +19,7 @@ import {
   type Tool as PackageTool,
   type RunResult,
   type ToolSpec,
-} from '../lib/index.js';
+} from '../lib/agent.js';
 import { type FrameworkRuntimeOptions, type HistoryStore, loadHistory } from './framework-runtime.js';
 import { runPackageTool } from './package-tool.js';
 

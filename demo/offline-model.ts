@@ -1,5 +1,5 @@
 import { calls, offlineScriptedModel, storedPath, type Turn, textOf } from '../examples/shared/offline-turn.js';
-import type { Model, ModelReply } from '../lib/index.js';
+import type { Model, ModelReply } from '../lib/agent.js';
 import { ToolOutputOffload } from '../lib/index.js';
 import { knownPages } from './generated-data.js';
 

@@ -1,4 +1,4 @@
-import { type Tool, ToolOutcome } from '../lib/index.js';
+import { type Tool, ToolOutcome } from '../lib/agent.js';
 
 /**
  * Runs one of the demo's package tools outside this package's agent loop (for the other runtimes):

@@ -1,16 +1,8 @@
 // `npm run docs:screenshots`: the inspector over results stored by a real agent run, for the README.
 import { expect, it } from 'vitest';
 import { page } from 'vitest/browser';
-import {
-  CompositeBackend,
-  createAgent,
-  fileTools,
-  IndexedDbOffloadStore,
-  MemoryBackend,
-  type ToolCall,
-  ToolOutputOffload,
-  tool,
-} from '../lib/index.js';
+import { IndexedDbOffloadStore, ToolOutputOffload } from '../lib/index.js';
+import { CompositeBackend, createAgent, fileTools, MemoryBackend, type ToolCall, tool } from '../lib/agent.js';
 import { scriptedModel } from '../lib/testing.js';
 import { button, mount, until } from '../test/browser/inspector-fixtures.js';
 

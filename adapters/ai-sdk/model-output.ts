@@ -50,10 +50,16 @@ async function offloadText(
     toolName: result.toolName,
     content: text,
   });
-  if (shown.path === undefined && shown.text === text) return { output: keep };
-  const output = replace(shown.text);
-  if (shown.path === undefined) return { output, failed: true };
-  return shown.stored ? { output, storedAt: shown.path } : { output };
+  switch (shown.kind) {
+    case 'kept':
+      return { output: keep };
+    case 'stored':
+      return shown.stored ? { output: replace(shown.text), storedAt: shown.path } : { output: replace(shown.text) };
+    case 'failed':
+      return { output: replace(shown.text), failed: true };
+    case 'cut':
+      return { output: replace(shown.text) };
+  }
 }
 
 /** Keeps the output's providerOptions, if it had any, on what replaces it. */

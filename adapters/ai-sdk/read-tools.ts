@@ -9,8 +9,6 @@ export type OffloadReadTools = {
   glob: Tool<{ pattern: string; path?: string }, string>;
 };
 
-export const readToolNames = ['read_file', 'grep', 'ls', 'glob'] as const;
-
 /**
  * One read tool as an AI SDK tool. An error (bad arguments, an evicted or missing path) is thrown
  * with its text, so the SDK reports a tool error to the model and the UI shows the call as failed;
@@ -30,8 +28,7 @@ function aiTool(read: OffloadReadTool): Tool<never, string> {
 
 /** read_file, grep, ls and glob over one thread's stored results. */
 export function offloadReadTools(offload: ToolOutputOffload, threadId: string): OffloadReadTools {
-  const byName = new Map(offload.readTools(threadId).map((read) => [read.name, read]));
   return Object.fromEntries(
-    readToolNames.map((name) => [name, aiTool(byName.get(name)!)]),
+    offload.readTools(threadId).map((read) => [read.name, aiTool(read)]),
   ) as unknown as OffloadReadTools;
 }

@@ -1,7 +1,7 @@
 import type { Tool, ToolSet } from 'ai';
 import type { ToolOutputOffload } from '../../lib/index.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
-import { type OffloadReadTools, offloadReadTools, readToolNames } from './read-tools.js';
+import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 
 /** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
 export type OffloadEvent =
@@ -37,13 +37,6 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
   }
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw new TypeError('withOffload: options.onEvent must be a function');
-  }
-  for (const name of readToolNames) {
-    if (name in tools) {
-      throw new TypeError(
-        `withOffload: the app already has a tool named "${name}"; the offload adds read_file, grep, ls and glob`,
-      );
-    }
   }
   return { threadId, ...(onEvent ? { onEvent } : {}) };
 }
@@ -99,6 +92,13 @@ export function withOffload<TOOLS extends ToolSet>(
       console.warn('withOffload: onEvent threw', error);
     }
   };
+  const readTools = offloadReadTools(offload, threadId);
+  const clash = Object.keys(readTools).find((name) => Object.hasOwn(tools, name));
+  if (clash !== undefined) {
+    throw new TypeError(
+      `withOffload: the app already has a tool named "${clash}"; the offload adds ${Object.keys(readTools).join(', ')}`,
+    );
+  }
   const wrapped: Record<string, Tool> = {};
   for (const [toolName, original] of Object.entries(tools) as Array<[string, Tool]>) {
     const own = original.toModelOutput;
@@ -115,7 +115,7 @@ export function withOffload<TOOLS extends ToolSet>(
     } as Tool;
   }
   return {
-    tools: { ...wrapped, ...offloadReadTools(offload, threadId) } as TOOLS & OffloadReadTools,
+    tools: { ...wrapped, ...readTools } as TOOLS & OffloadReadTools,
     system: offload.systemPrompt(),
   };
 }

@@ -29,12 +29,10 @@ export function langChainReadTools(
   offload: ToolOutputOffload,
   threadOf: (runtime: Runtime<unknown>) => string,
 ): LangChainReadTools {
-  // Any thread gives the names, descriptions and schemas (nothing is read); each call then runs
-  // the tools of its own thread.
-  const specs = offload.readTools('tool-specs');
+  // Declared once; each call names the thread it reads.
+  const specs = offload.readTools();
   const run = (spec: OffloadReadTool) => async (args: unknown, config: ToolConfig) => {
-    const own = offload.readTools(threadOf(config)).find((candidate) => candidate.name === spec.name)!;
-    const result = await own.run(args, { signal: config.signal });
+    const result = await spec.run(args, { signal: config.signal, threadId: threadOf(config) });
     return new ToolMessage({
       content: result.text,
       tool_call_id: config.toolCall?.id ?? config.toolCallId ?? '',

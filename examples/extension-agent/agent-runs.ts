@@ -1,4 +1,4 @@
-import type { Agent, Message, RunResult } from '../../lib/index.js';
+import type { Agent, Message, RunResult } from '../../lib/agent.js';
 import type { Progress } from '../shared/progress.js';
 import { buildAgent } from './agent.js';
 import type { RunView, ThreadUpdate } from './chat-protocol.js';

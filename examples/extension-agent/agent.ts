@@ -1,10 +1,5 @@
-import {
-  type Agent,
-  createAgent,
-  IndexedDbCheckpointer,
-  IndexedDbOffloadStore,
-  ToolOutputOffload,
-} from '../../lib/index.js';
+import { type Agent, createAgent, IndexedDbCheckpointer } from '../../lib/agent.js';
+import { IndexedDbOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { chosenModel, type ModelSettings } from '../shared/model-choice.js';
 import { type Progress, progressReporter } from '../shared/progress.js';
 import { readingFileTools } from '../shared/reading-tools.js';

@@ -1,4 +1,4 @@
-import type { Message, RunResult } from '../../lib/index.js';
+import type { Message, RunResult } from '../../lib/agent.js';
 
 // What the side panel and the service worker say to each other over a chrome.runtime port.
 

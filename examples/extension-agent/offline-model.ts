@@ -1,4 +1,4 @@
-import type { Model, ModelReply } from '../../lib/index.js';
+import type { Model, ModelReply } from '../../lib/agent.js';
 import { calls, offlineScriptedModel, type ScriptInput, storedPath, textOf } from '../shared/offline-turn.js';
 
 // The extension's default model: offline and scripted. Each message gets the same turn: list the

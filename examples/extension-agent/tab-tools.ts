@@ -1,4 +1,4 @@
-import { type Tool, ToolOutcome, tool } from '../../lib/index.js';
+import { type Tool, ToolOutcome, tool } from '../../lib/agent.js';
 import type { AgentChrome, TabInfo } from './chrome.js';
 
 /** How long read_active_tab waits for a page still loading before it reads what is there. */

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import type { ContentPart, Message, ToolCall } from '../../lib/index.js';
+import type { Message, ToolCall } from '../../lib/agent.js';
+import type { ContentPart } from '../../lib/index.js';
 
 // The thread as the demo and the extension agent show it. Everything from a model or a tool is rendered as text (Preact
 // escapes it), never as HTML.

@@ -1,4 +1,4 @@
-import { type Model, openAICompatibleModel } from '../../lib/index.js';
+import { type Model, openAICompatibleModel } from '../../lib/agent.js';
 
 /** The model an example runs: its offline scripted one, or an OpenAI-compatible endpoint (streamed). */
 export type ModelSettings = { kind: 'offline' } | { kind: 'openai'; baseUrl: string; model: string; apiKey: string };

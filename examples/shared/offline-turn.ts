@@ -1,11 +1,5 @@
-import {
-  type Message,
-  type Model,
-  type ModelReply,
-  type ModelRequest,
-  type ToolCall,
-  ToolOutputOffload,
-} from '../../lib/index.js';
+import type { Message, Model, ModelReply, ModelRequest, ToolCall } from '../../lib/agent.js';
+import { ToolOutputOffload } from '../../lib/index.js';
 import { streamReply } from '../../lib/testing.js';
 
 // The pieces of an offline scripted model, shared by the demo and the extension agent. Such a model

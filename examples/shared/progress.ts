@@ -1,4 +1,4 @@
-import type { Message, Middleware, ModelStreamPart } from '../../lib/index.js';
+import type { Message, Middleware, ModelStreamPart } from '../../lib/agent.js';
 
 export interface Progress {
   /** The thread so far, before each model step (tool results of the step before included). */

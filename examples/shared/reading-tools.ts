@@ -1,4 +1,5 @@
-import { CompositeBackend, fileTools, MemoryBackend, type Tool, ToolOutputOffload } from '../../lib/index.js';
+import { CompositeBackend, fileTools, MemoryBackend, type Tool } from '../../lib/agent.js';
+import { ToolOutputOffload } from '../../lib/index.js';
 
 /** Only the reading file tools: the mount is read-only, and the examples keep no other files. */
 const readingTools = new Set(['read_file', 'ls', 'grep', 'glob']);

@@ -1,10 +1,10 @@
+import { type Backend, isBackend } from '../backends/backend.js';
+import { pageContent } from '../backends/file-tool-page.js';
+import { type FileToolSpecOptions, fileToolSpecs } from '../backends/file-tool-specs.js';
 import { ToolOutcome } from '../runtime/outcome.js';
 import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
 import type { ContentPart } from '../shared/content.js';
 import { BackendError } from '../shared/errors.js';
-import { type Backend, isBackend } from './backend.js';
-import { pageContent } from './file-tool-page.js';
-import { type FileToolSpecOptions, fileToolSpecs } from './file-tool-specs.js';
 
 export interface FileToolsOptions {
   /** The most estimated tokens any file tool's result may take; default 5000, at least 1000. */

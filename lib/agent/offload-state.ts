@@ -1,10 +1,10 @@
+import { resultPath } from '../offload/result-path.js';
+import type { OffloadCommit } from '../offload/stage-result.js';
+import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
-import { isQuotaError } from '../shared/errors.js';
-import type { OffloadStore, StoreChange } from '../store/offload-store.js';
-import type { PendingCommits, StagedDetails } from './pending-commits.js';
-import { reportStoreFailure } from './report-failure.js';
-import { resultPath } from './result-path.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import type { Stagings } from './stagings.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 interface OffloadStateValue {
@@ -43,7 +43,7 @@ export function unsettledTurns(value: unknown): string[] {
 }
 
 /** Checks that an update written to the offload's key is a store change for this thread, or a settle. */
-function checkStoreChange(update: unknown, threadId: string): StoreChange | SettleTurns {
+function checkStoreChange(update: unknown, threadId: string): OffloadCommit | StoreChange | SettleTurns {
   if (!isRecord(update)) fail(`expected a store change object, got ${quoteForMessage(update)}`);
   const change = update;
   if (change.type === 'settle') {
@@ -73,7 +73,11 @@ function checkStoreChange(update: unknown, threadId: string): StoreChange | Sett
     if (before !== undefined && (typeof before !== 'number' || !Number.isFinite(before))) {
       fail(`a commit's expireBefore must be a finite time in milliseconds, got ${quoteForMessage(before)}`);
     }
-    return change as unknown as StoreChange;
+    if (typeof change.toolName !== 'string') fail('a commit needs the toolName it stores');
+    if (typeof change.bytes !== 'number' || !Number.isSafeInteger(change.bytes) || change.bytes < 0) {
+      fail(`a commit needs bytes as an integer of at least 0, got ${quoteForMessage(change.bytes)}`);
+    }
+    return change as unknown as OffloadCommit;
   }
   if (change.type === 'drop') {
     if (!isStringArray(change.keys)) fail('a drop needs keys as an array of strings');
@@ -84,30 +88,11 @@ function checkStoreChange(update: unknown, threadId: string): StoreChange | Sett
   return fail(`type must be "commit", "drop" or "settle", got ${quoteForMessage(change.type)}`);
 }
 
-async function reportCommitFailure(
-  store: OffloadStore,
-  change: Extract<StoreChange, { type: 'commit' }>,
-  staged: StagedDetails | undefined,
-  error: Error,
-  context: HookContext,
-): Promise<void> {
-  const path = resultPath(change.key);
-  const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
-  // A commit this instance did not stage (or staged in a closed turn) is reported without them.
-  const { toolName, bytes } = staged ?? { toolName: '', bytes: 0 };
-  context.emit({ type: 'offload-failed', path, bytes, why });
-  await reportStoreFailure(store, {
-    threadId: change.threadId,
-    key: change.key,
-    path,
-    toolName,
-    bytes,
-    at: Date.now(),
-    error: why,
-  });
-}
-
-async function currentValue(store: OffloadStore, threadId: string, turns: string[]): Promise<OffloadStateValue> {
+async function currentValue(
+  store: WritableOffloadStore,
+  threadId: string,
+  turns: string[],
+): Promise<OffloadStateValue> {
   const [entries, totalBytes] = await Promise.all([store.list(threadId), store.totalBytes(threadId)]);
   return { entries: entries.length, totalBytes, turns };
 }
@@ -122,11 +107,9 @@ function withTurn(turns: string[], turnId: string): string[] {
  * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
  * in the store: what it stored goes, what it evicted comes back (O8).
  */
-export function offloadStateKey(
-  store: OffloadStore,
-  pending: PendingCommits,
-  maxTotalBytes: number,
-): StateKey<OffloadStateValue> {
+export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings): StateKey<OffloadStateValue> {
+  const { store } = offload;
+  const { maxTotalBytes } = offload.limits;
   return {
     initial: { entries: 0, totalBytes: 0, turns: [] },
     async apply(current, update, context: HookContext) {
@@ -139,23 +122,26 @@ export function offloadStateKey(
             ? undefined
             : await store.apply({ type: 'expire', threadId: context.threadId, before: change.expireBefore });
         await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
-        pending.forget(context.threadId, change.turns);
         const left = turns.filter((turn) => !change.turns.includes(turn));
         if (!expired) return { ...current, turns: left };
         return { entries: expired.entries, totalBytes: expired.totalBytes, turns: left };
       }
-      const staged = change.type === 'commit' ? pending.take(change.threadId, change.key) : undefined;
-      try {
+      const withThisTurn = withTurn(turns, context.turnId);
+      if (change.type !== 'commit') {
         const applied = await store.apply(change);
-        return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withTurn(turns, context.turnId) };
-      } catch (error) {
-        // S3: a full quota never fails the run. The store evicted what it could and the commit
-        // still failed: the staged text stays, and reads of the path are served from it once the
-        // failure is recorded (the preview naming it is already in the conversation).
-        if (!isQuotaError(error) || change.type !== 'commit') throw error;
-        await reportCommitFailure(store, change, staged, error, context);
-        return currentValue(store, context.threadId, withTurn(turns, context.turnId));
+        return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withThisTurn };
       }
+      const committed = await offload.commitStaged(change as OffloadCommit);
+      if ('applied' in committed) {
+        const { entries, totalBytes } = committed.applied;
+        return { entries, totalBytes, turns: withThisTurn };
+      }
+      // S3: a full quota never fails the run. The store evicted what it could and the commit still
+      // failed: the failure is recorded, and reads of the path are served from the staged text (the
+      // preview naming it is already in the conversation).
+      const { key, bytes } = change as OffloadCommit;
+      context.emit({ type: 'offload-failed', path: resultPath(key), bytes, why: committed.failed });
+      return currentValue(store, context.threadId, withThisTurn);
     },
     onBlock: 'restore',
     async restore(_current, before, context: HookContext) {
@@ -163,7 +149,7 @@ export function offloadStateKey(
       // The turns unsettled before this one; settling one again changes nothing.
       return currentValue(store, context.threadId, unsettledTurns(before));
     },
-    endTurn: (current, ending, context) => endTurn(store, pending, current, ending, context),
+    endTurn: (current, ending, context) => endTurn(store, stagings, current, ending, context),
   };
 }
 
@@ -175,17 +161,16 @@ export function offloadStateKey(
  * and never committed goes too, once the stagings still being written are done.
  */
 async function endTurn(
-  store: OffloadStore,
-  pending: PendingCommits,
+  store: WritableOffloadStore,
+  stagings: Stagings,
   current: OffloadStateValue,
   ending: TurnEnd,
   context: HookContext,
 ): Promise<OffloadStateValue> {
   const { threadId, turnId } = context;
-  await pending.staged(threadId, turnId);
+  await stagings.done(threadId, turnId);
   const continuing = ending.status === 'failed';
   await store.settle(threadId, [turnId], { continuing });
-  pending.forget(threadId, [turnId]);
   const turns = unsettledTurns(current);
   if (continuing || !turns.includes(turnId)) return current;
   return { ...current, turns: turns.filter((turn) => turn !== turnId) };

@@ -1,8 +1,7 @@
+import { withText } from '../offload/stage-result.js';
+import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { Message } from '../runtime/messages.js';
 import { type ContentPart, isTextPart } from '../shared/content.js';
-import { charsPerTokenMeasure } from '../tokens/token-measure.js';
-import { cutWithNote } from './cut.js';
-import { withText } from './offload-result.js';
 
 /** Text parts joined as the offload measures them; a non-string text (bad input) is shown, not thrown on. */
 function textOf(content: readonly ContentPart[]): string {
@@ -13,22 +12,17 @@ function textOf(content: readonly ContentPart[]): string {
 }
 
 /**
- * The messages as they may be sent (O9): every tool message whose text is over the threshold is cut
- * to within it, with a note saying so; media parts, toolCallId and toolName are kept (B4). The
- * messages given are not changed. Returns the same array when nothing needed cutting.
+ * The messages as they may be sent (O9): every tool message whose text is over its tool's threshold
+ * is cut to within it, with a note saying so; media parts, toolCallId and toolName are kept (B4).
+ * The messages given are not changed. Returns the same array when nothing needed cutting.
  */
-export function boundToolMessages(
-  messages: readonly Message[],
-  thresholdOf: number | ((toolName: string) => number),
-  measure = charsPerTokenMeasure,
-): readonly Message[] {
+export function boundToolMessages(messages: readonly Message[], offload: ToolOutputOffload): readonly Message[] {
   let changed = false;
   const bounded = messages.map((message) => {
     if (message.role !== 'tool') return message;
     const text = textOf(message.content);
-    const thresholdTokens = typeof thresholdOf === 'number' ? thresholdOf : thresholdOf(message.toolName);
     // A text within the threshold comes back as it is (counted once either way).
-    const cut = cutWithNote(text, thresholdTokens, { kind: 'over-threshold' }, measure);
+    const cut = offload.cutToThreshold(text, message.toolName);
     if (cut === text) return message;
     changed = true;
     return { ...message, content: withText(message.content, cut) };

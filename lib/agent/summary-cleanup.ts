@@ -1,20 +1,12 @@
+import { resultKeysInText } from '../offload/result-path.js';
 import type { Message } from '../runtime/messages.js';
 import { joinText } from '../shared/content.js';
-import type { OffloadStore, StoreChange } from '../store/offload-store.js';
-import { resultKeysInText } from './result-path.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import { readSummarization, summarizationKey } from '../summarization/select.js';
 
-/**
- * The state key a summarization middleware keeps its summary under. Named here, not imported, so
- * the offload works with any middleware that writes this shape and depends on none.
- */
-const summarizationStateKey = 'summarization';
-
-/** The part of a summarization state the cleanup reads: the ids of the messages the summary covers. */
+/** The ids of the messages Summarization's summary covers, read through Summarization's own reader of its state. */
 function coveredIds(state: Readonly<Record<string, unknown>>): Set<string> {
-  const value = state[summarizationStateKey];
-  if (typeof value !== 'object' || value === null) return new Set();
-  const ids = (value as { coveredMessageIds?: unknown }).coveredMessageIds;
-  return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []);
+  return new Set(readSummarization(state[summarizationKey]).coveredMessageIds);
 }
 
 function isSubset(some: ReadonlySet<string>, all: ReadonlySet<string>): boolean {
@@ -42,7 +34,7 @@ interface ThreadCleanup {
 export class SummaryCleanup {
   readonly #threads = new Map<string, ThreadCleanup>();
 
-  constructor(readonly store: OffloadStore) {}
+  constructor(readonly store: WritableOffloadStore) {}
 
   /** The drop for this step, or undefined when there is nothing to drop (or no summary). The bound never depends on it. */
   async drop(

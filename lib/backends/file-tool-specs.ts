@@ -12,25 +12,23 @@ export interface FileToolSpecOptions {
   grepGlob?: boolean;
 }
 
-/** The names of the tools that only read. */
-export const readToolNames: readonly string[] = ['read_file', 'ls', 'grep', 'glob'];
-
 const defaultPageTokens = 5000;
 const minPageTokens = 1000;
 /** Characters kept free in a page for its closing line; closing lines never echo model-sized input. */
 const noteReserve = 400;
+
+/** The page limits of every file tool for `maxPageTokens` (default 5000, at least 1000). */
+export function pageLimits(maxPageTokens: number = defaultPageTokens): PageLimits {
+  checkInteger('fileTools maxPageTokens', maxPageTokens, minPageTokens);
+  return { maxPageTokens, chars: maxPageTokens * 4 - noteReserve };
+}
 
 /**
  * read_file, ls, grep, glob, write_file and edit_file. Every result is a page within
  * `maxPageTokens` estimated tokens that says how to see the rest.
  */
 export function fileToolSpecs(options: FileToolSpecOptions = {}): FileToolSpec[] {
-  const maxPageTokens = checkInteger(
-    'fileTools maxPageTokens',
-    options.maxPageTokens ?? defaultPageTokens,
-    minPageTokens,
-  );
-  const limits: PageLimits = { maxPageTokens, chars: maxPageTokens * 4 - noteReserve };
+  const limits = pageLimits(options.maxPageTokens);
   return [
     readFileTool(limits),
     lsTool(limits),

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../runtime/model.js';
+import type { JsonSchema } from '../shared/content.js';
 import type { Backend } from './backend.js';
 import type { FilePage } from './file-tool-page.js';
 

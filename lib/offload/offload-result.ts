@@ -1,26 +1,21 @@
 import { checkThreadId, quoteForMessage } from '../shared/checks.js';
-import type { ContentPart } from '../shared/content.js';
-import { joinText, toContent } from '../shared/content.js';
-import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
-import { charsPerTokenMeasure } from '../tokens/token-measure.js';
+import { type ContentPart, joinText, toContent } from '../shared/content.js';
+import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
+import { resultKeyFor } from './result-identity.js';
+import { resultPath } from './result-path.js';
 import {
   type AppliedLimits,
   expiryOf,
-  notStoredDecision,
-  offloadToolResult,
+  failedOutcome,
+  type OffloadedResult,
   replacementFor,
+  stageResult,
   withText,
-} from './offload-result.js';
-import { reportStoreFailure } from './report-failure.js';
-import { resultKeyFor } from './result-identity.js';
-import { resultPath } from './result-path.js';
+} from './stage-result.js';
 
-/**
- * `ToolOutputOffload.offloadResult`: the offload for an agent framework with no runtime of this
- * package around it. One call decides, stages and commits (with its evictions), and the store
- * remembers what it stored, so a framework that converts old results again on every turn gets the
- * same text back without storing anything (A1, A2).
- */
+// `ToolOutputOffload.offloadResult`: the pipeline in one call, for an agent framework with no
+// commit step of its own. The store remembers what it stored, so a framework that converts old
+// results again on every turn gets the same text back without storing anything (A1, A2).
 
 /** One tool result as a framework has it. */
 export interface OffloadResultInput {
@@ -36,25 +31,13 @@ export interface OffloadResultInput {
   readTools?: readonly string[];
 }
 
-/** What the model should see instead of the result. */
-export interface OffloadedResult {
-  /** The text (one text part) followed by the result's non-text parts, in order. */
-  content: ContentPart[];
-  /** The model-facing text: the result's own, its replacement, or its cut with a note. */
-  text: string;
-  /** The stored result the text names (under /large_tool_results/); absent when it names none. */
-  path?: string;
-  /** Whether this call stored it. False within the threshold, when offered again, and when it could not be stored. */
-  stored: boolean;
-}
-
 function checkInput(input: unknown): OffloadResultInput {
   if (typeof input !== 'object' || input === null) {
     throw new TypeError(
       `offloadResult: expected { threadId, callId, toolName, content }, got ${quoteForMessage(input)}`,
     );
   }
-  const { threadId, callId, toolName } = input as Record<string, unknown>;
+  const { threadId, callId, toolName, readTools } = input as Record<string, unknown>;
   checkThreadId(threadId);
   if (typeof callId !== 'string') {
     throw new TypeError(`offloadResult: callId must be a string, got ${quoteForMessage(callId)}`);
@@ -62,15 +45,10 @@ function checkInput(input: unknown): OffloadResultInput {
   if (typeof toolName !== 'string' || toolName === '') {
     throw new TypeError(`offloadResult: toolName must be a non-empty string, got ${quoteForMessage(toolName)}`);
   }
-  return input as OffloadResultInput;
-}
-
-function readToolsOf(readTools: unknown): readonly string[] | undefined {
-  if (readTools === undefined) return undefined;
-  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
+  if (readTools !== undefined && (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string'))) {
     throw new TypeError(`offloadResult: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
   }
-  return readTools;
+  return input as OffloadResultInput;
 }
 
 /** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
@@ -87,75 +65,59 @@ function shownAgain(
   seen: SeenResult,
   limits: AppliedLimits,
 ): OffloadedResult {
-  // Made with the offload's tail and measure, which the store does not record.
-  const again = {
-    ...seen,
-    previewTailLines: limits.previewTailLines,
-    measure: limits.measure,
-    readTools: limits.readTools,
-  };
+  // Made with the offload's tail, measure and read tools, which the store does not record.
+  const again = { ...limits, ...seen };
   const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
-  return { content: withText(content, preview), text: preview, path: resultPath(key), stored: false };
+  return { kind: 'stored', stored: false, path: resultPath(key), content: withText(content, preview), text: preview };
 }
 
-export async function offloadNow(
-  store: OffloadStore,
-  limits: AppliedLimits,
+/** Decides, stages and commits one result (with its evictions), checking the input first. */
+export async function offloadResult(
+  store: WritableOffloadStore,
+  limitsOf: (toolName: string) => AppliedLimits,
   input: OffloadResultInput,
 ): Promise<OffloadedResult> {
-  const { threadId, callId, toolName } = checkInput(input);
-  limits = { ...limits, readTools: readToolsOf(input.readTools) };
+  const { threadId, callId, toolName, readTools } = checkInput(input);
+  const limits = { ...limitsOf(toolName), readTools };
   const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
   const text = joinText(content);
-  // Every call is an update of the thread: the age limit applies even when nothing is stored.
-  const expiring = <T>(result: T) => expireAlone(store, threadId, limits.maxAgeMs).then(() => result);
-  const tokens = (limits.measure ?? charsPerTokenMeasure).tokensOver(text, limits.thresholdTokens);
-  if (tokens === undefined) return expiring({ content, text, stored: false });
+  const tokens = limits.measure.tokensOver(text, limits.thresholdTokens);
+  if (tokens === undefined) {
+    // Every call is an update of the thread: the age limit applies even when nothing is stored.
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return { kind: 'kept', stored: false, content, text };
+  }
 
   const key = await resultKeyFor(callId, text);
-  const failed = async (error: unknown): Promise<OffloadedResult> => {
-    const cut = notStoredDecision({ threadId, key, toolName }, content, text, limits, error);
-    if (cut.failure) await reportStoreFailure(store, cut.failure);
-    return { content: cut.content, text: joinText(cut.content), stored: false };
-  };
-
+  const result = { threadId, key, toolName, content, text, tokens };
   let before: SeenResult | undefined;
   try {
     before = await store.seen(threadId, key);
   } catch (error) {
-    return failed(error);
+    return failedOutcome(store, result, limits, error);
   }
-  if (before) return expiring(shownAgain(content, text, key, before, limits));
+  if (before) {
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return shownAgain(content, text, key, before, limits);
+  }
 
   const tag = stagingTag();
-  const decision = await offloadToolResult(
-    store,
-    limits,
-    { threadId, turnId: tag, key, toolName, args: undefined, content },
-    tokens,
-  );
-  if (decision.kind !== 'stored') {
-    if (decision.kind === 'cut' && decision.failure) await reportStoreFailure(store, decision.failure);
-    return expiring({ content: decision.content, text: joinText(decision.content), stored: false });
+  const { commit, ...staged } = await stageResult(store, limits, { ...result, turnId: tag });
+  if (commit === undefined) {
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return staged;
   }
-  const seen: SeenDetails = {
-    toolName,
-    thresholdTokens: limits.thresholdTokens,
-    previewLines: limits.previewLines,
-    maxResultBytes: limits.maxResultBytes,
-  };
+  const { thresholdTokens, previewLines, maxResultBytes } = limits;
   try {
     const applied = await store.apply({
       type: 'commit',
       threadId,
       key,
-      maxTotalBytes: limits.maxTotalBytes,
-      seen,
+      maxTotalBytes: commit.maxTotalBytes,
+      seen: { toolName, thresholdTokens, previewLines, maxResultBytes },
       ...expiryOf(limits.maxAgeMs),
     });
-    if (applied.stored.includes(key)) {
-      return { content: decision.content, text: decision.preview, path: decision.path, stored: true };
-    }
+    if (applied.stored.includes(key)) return staged;
     // Not stored by this call: the same result offered at the same time was, first.
     const now = await store.seen(threadId, key);
     if (now) return shownAgain(content, text, key, now, limits);
@@ -163,7 +125,7 @@ export async function offloadNow(
   } catch (error) {
     // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).
     await store.settle(threadId, [tag]).catch(() => undefined);
-    return failed(error);
+    return failedOutcome(store, result, limits, error);
   }
 }
 
@@ -171,7 +133,7 @@ export async function offloadNow(
  * Evicts the thread's results older than `maxAgeMs` on its own (a call that commits nothing). A
  * store failure here never fails the call (S3): the next call on the thread tries again.
  */
-async function expireAlone(store: OffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
+async function expireAlone(store: WritableOffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
   const { expireBefore } = expiryOf(maxAgeMs);
   if (expireBefore === undefined) return;
   await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);

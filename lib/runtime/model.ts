@@ -1,8 +1,5 @@
-import type { ContentPart } from '../shared/content.js';
+import type { ContentPart, JsonSchema } from '../shared/content.js';
 import type { Message, ToolCall } from './messages.js';
-
-/** A JSON Schema object (draft 2020-12). */
-export type JsonSchema = Record<string, unknown>;
 
 export interface ToolSpec {
   name: string;

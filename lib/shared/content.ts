@@ -6,6 +6,9 @@ export type TextPart = { type: 'text'; text: string };
 export type MediaPart = { type: 'image' | 'audio' | 'file'; mimeType: string; data: string; name?: string };
 export type ContentPart = TextPart | MediaPart;
 
+/** A JSON Schema object (draft 2020-12), as tools declare their arguments to a model. */
+export type JsonSchema = Record<string, unknown>;
+
 export function textContent(text: string): ContentPart[] {
   return [{ type: 'text', text }];
 }

@@ -254,3 +254,6 @@ export interface OffloadStore {
   /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
   close?(): Promise<void>;
 }
+
+/** The write contract a store gives the offload (its commit protocol), beside the reads. */
+export type WritableOffloadStore = OffloadStore;

@@ -2,6 +2,9 @@ import type { Message } from '../runtime/messages.js';
 import type { ContentPart } from '../shared/content.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
+/** The state key Summarization keeps its summary under (`Summarization.key`). */
+export const summarizationKey = 'summarization' as const;
+
 /** What Summarization keeps under its state key: the summary so far and every message id it covers. */
 export interface SummarizationState {
   summary: string;

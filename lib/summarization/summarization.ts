@@ -12,6 +12,7 @@ import {
   outgoing,
   readSummarization,
   type SummarizationState,
+  summarizationKey,
   summaryMessage,
 } from './select.js';
 import { requestSummary, summarizerRequest } from './summarizer.js';
@@ -57,7 +58,7 @@ export interface SummarizationOptions {
  * `Summarization.key`, and the thread's history stays whole.
  */
 export class Summarization implements Middleware {
-  static readonly key = 'summarization' as const;
+  static readonly key = summarizationKey;
 
   readonly name = 'Summarization';
   readonly model: Model;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
 import { cutToBytes, estimateTokens, utf8Bytes } from '../../lib/shared/text.js';

@@ -53,7 +53,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
       withOffload(async (offload, store) => {
         const content: ContentPart[] = [{ type: 'text', text: 'small' }, image];
         const shown = await offload.offloadResult({ threadId: 't', callId: 'c1', toolName: 'fetch', content });
-        expect(shown).toEqual({ content, text: 'small', stored: false });
+        expect(shown).toEqual({ kind: 'kept', content, text: 'small', stored: false });
         expect(shown).not.toHaveProperty('path');
         expect(await store.list('t')).toEqual([]);
       }));

@@ -40,6 +40,7 @@ const libParts = [
   'lib/store/',
   'lib/summarization/',
   'lib/offload/',
+  'lib/agent/',
 ] as const;
 const buildTools = ['vite', '@preact/preset-vite', 'node:fs', 'node:url'];
 
@@ -48,26 +49,38 @@ const allowedImports: Record<string, Allowed> = {
   'lib/tokens/': { parts: ['lib/shared/'], packages: [] },
   'lib/runtime/': { parts: ['lib/shared/'], packages: ['@cfworker/json-schema', 'idb'] },
   'lib/models/': { parts: ['lib/shared/', 'lib/runtime/'], packages: [] },
-  'lib/backends/': { parts: ['lib/shared/', 'lib/runtime/'], packages: ['re2js'] },
+  'lib/backends/': { parts: ['lib/shared/'], packages: ['re2js'] },
   'lib/store/': { parts: ['lib/shared/'], packages: ['idb'] },
   'lib/summarization/': { parts: ['lib/shared/', 'lib/tokens/', 'lib/runtime/'], packages: [] },
-  'lib/offload/': {
-    parts: ['lib/shared/', 'lib/tokens/', 'lib/runtime/', 'lib/backends/', 'lib/store/'],
+  'lib/offload/': { parts: ['lib/shared/', 'lib/tokens/', 'lib/backends/', 'lib/store/'], packages: [] },
+  'lib/agent/': {
+    parts: ['lib/shared/', 'lib/runtime/', 'lib/backends/', 'lib/store/', 'lib/summarization/', 'lib/offload/'],
     packages: [],
   },
-  'lib/index.ts': { parts: [...libParts], packages: [] },
+  'lib/index.ts': { parts: ['lib/shared/', 'lib/tokens/', 'lib/store/', 'lib/offload/'], packages: [] },
+  'lib/agent.ts': {
+    parts: ['lib/shared/', 'lib/runtime/', 'lib/models/', 'lib/backends/', 'lib/summarization/', 'lib/agent/'],
+    packages: [],
+  },
   'lib/testing.ts': { parts: ['lib/shared/', 'lib/runtime/'], packages: [] },
   'adapters/ai-sdk/': { parts: ['lib/index.ts'], packages: ['ai'] },
   'adapters/langchain/': { parts: ['lib/index.ts'], packages: ['langchain', '@langchain/core'] },
   'inspector/': { parts: ['lib/index.ts'], packages: ['preact', '@tanstack/virtual-core'] },
   'extension/': { parts: ['inspector/'], packages: ['preact', ...buildTools] },
-  'examples/shared/': { parts: ['lib/index.ts', 'lib/testing.ts'], packages: ['preact'] },
+  'examples/shared/': { parts: ['lib/index.ts', 'lib/agent.ts', 'lib/testing.ts'], packages: ['preact'] },
   'examples/extension-agent/': {
-    parts: ['lib/index.ts', 'inspector/', 'extension/', 'examples/shared/'],
+    parts: ['lib/index.ts', 'lib/agent.ts', 'inspector/', 'extension/', 'examples/shared/'],
     packages: ['preact', ...buildTools],
   },
   'demo/': {
-    parts: ['lib/index.ts', 'adapters/ai-sdk/', 'adapters/langchain/', 'inspector/', 'examples/shared/'],
+    parts: [
+      'lib/index.ts',
+      'lib/agent.ts',
+      'adapters/ai-sdk/',
+      'adapters/langchain/',
+      'inspector/',
+      'examples/shared/',
+    ],
     packages: ['preact', 'ai', 'langchain', '@langchain/core', ...buildTools],
   },
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { fileTools } from '../../lib/agent/file-tools.js';
 import type { Backend } from '../../lib/backends/backend.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { createAgent } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';

@@ -2,8 +2,8 @@
 // test/browser/grep.test.ts runs the same contract on IndexedDB.
 
 import { describe, expect, it } from 'vitest';
+import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chosenModel } from '../../examples/shared/model-choice.js';
-import { modelReply } from '../../lib/index.js';
+import { modelReply } from '../../lib/agent.js';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(async () => {

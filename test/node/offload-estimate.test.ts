@@ -8,7 +8,7 @@ import type { ModelRequest } from '../../lib/runtime/model.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
-import { callTool, hookContext, storeResult, textOf, toolMessage } from './offload-fixtures.js';
+import { callTool, hookContext, middlewareOf, storeResult, textOf, toolMessage } from './offload-fixtures.js';
 import { recordingSummarizer } from './summarization-fixtures.js';
 
 /** One token a character: a tokenizer that counts CJK text about as o200k does. */
@@ -24,7 +24,7 @@ function perCharacter(): ((text: string) => number) & { calls: string[] } {
 /** The request the offload's wrapModelCall sends on for `messages`. */
 async function sentRequest(offload: ToolOutputOffload, messages: Message[]): Promise<ModelRequest> {
   let sent: ModelRequest | undefined;
-  await offload.wrapModelCall(
+  await middlewareOf(offload).wrapModelCall(
     { systemPrompt: '', messages, tools: [] },
     async (request) => {
       sent = request;

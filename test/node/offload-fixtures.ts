@@ -1,11 +1,32 @@
 // Hand-made hook contexts, so the offload's hooks can be tested without the agent loop.
 
+import { OffloadMiddleware } from '../../lib/agent/offload-middleware.js';
+import { readToolNames } from '../../lib/offload/read-tools.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import type { HookContext, StateKey, ToolCallRequest } from '../../lib/runtime/middleware.js';
 import type { StateUpdate, ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
 import type { ContentPart } from '../../lib/shared/content.js';
+
+const middlewares = new WeakMap<ToolOutputOffload, OffloadMiddleware>();
+
+/**
+ * The offload's middleware in the built-in runtime, as `createAgent({ middleware: [offload] })`
+ * makes it (for an agent with all read tools, unless `tools` names others); one per offload, so its
+ * hooks share their stagings as one agent's do. A middleware passed in is returned as it is.
+ */
+export function middlewareOf(
+  offload: ToolOutputOffload | OffloadMiddleware,
+  tools: readonly string[] = readToolNames,
+): OffloadMiddleware {
+  if (offload instanceof OffloadMiddleware) return offload;
+  const known = middlewares.get(offload);
+  if (known) return known;
+  const made = new OffloadMiddleware(offload, tools);
+  middlewares.set(offload, made);
+  return made;
+}
 
 export function hookContext(over: Partial<HookContext> = {}): HookContext {
   return {
@@ -44,7 +65,7 @@ export interface CallOptions {
 
 /** Runs `wrapToolCall` around a tool that returns `content` (or a whole outcome). */
 export async function callTool(
-  offload: ToolOutputOffload,
+  offload: ToolOutputOffload | OffloadMiddleware,
   result: string | ContentPart[] | ToolOutcome,
   options: CallOptions = {},
 ): Promise<ToolOutcome> {
@@ -65,16 +86,16 @@ export async function callTool(
     turnId: options.turnId ?? 'turn-1',
     idempotencyKey: key,
   });
-  return offload.wrapToolCall(request, async () => outcome, context);
+  return middlewareOf(offload).wrapToolCall(request, async () => outcome, context);
 }
 
 /** Applies an update's offload part through the middleware's state key, as the runtime does. */
 export async function applyUpdate(
-  offload: ToolOutputOffload,
+  offload: ToolOutputOffload | OffloadMiddleware,
   update: StateUpdate | undefined,
   context: Partial<HookContext> = {},
 ): Promise<unknown> {
-  const key = offload.writes[ToolOutputOffload.key] as StateKey;
+  const key = middlewareOf(offload).writes[ToolOutputOffload.key] as StateKey;
   const value = update?.[ToolOutputOffload.key];
   if (value === undefined) return undefined;
   return key.apply!(key.initial, value, hookContext(context));

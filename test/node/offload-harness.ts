@@ -1,10 +1,12 @@
 // An agent wired as the README shows (offload + file tools through a CompositeBackend), for the
 // end-to-end tests in Node and in Chromium. Uses no Node API.
+
+import { type AgentOptions, createAgent } from '../../lib/agent/create-agent.js';
+import { fileTools } from '../../lib/agent/file-tools.js';
+import { OffloadMiddleware } from '../../lib/agent/offload-middleware.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { ToolOutputOffload, type ToolOutputOffloadOptions } from '../../lib/offload/tool-output-offload.js';
-import { type AgentOptions, createAgent } from '../../lib/runtime/agent.js';
 import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
 import type { Middleware, StateKey } from '../../lib/runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../../lib/runtime/model.js';
@@ -89,6 +91,11 @@ export interface HarnessOptions {
   /** What the agent gets of each file tool fileTools made, e.g. a `{ ...tool }` copy; default the tool itself. */
   fileToolsAs?: (made: Tool) => Tool;
   agent?: Partial<AgentOptions>;
+  /**
+   * Give the agent the offload's middleware itself (returned as `middleware`) instead of the
+   * offload, so a test can watch its hooks; by default the agent makes it, as an app's does.
+   */
+  ownMiddleware?: boolean;
 }
 
 export function offloadAgent(model: AgentOptions['model'], options: HarnessOptions = {}) {
@@ -98,13 +105,18 @@ export function offloadAgent(model: AgentOptions['model'], options: HarnessOptio
     (ctx) => new CompositeBackend(files, { [ToolOutputOffload.mount]: offload.backend(ctx.threadId) }),
     { maxPageTokens: options.maxPageTokens ?? 1000 },
   );
+  const tools = [emitTool, ...made.map(options.fileToolsAs ?? ((t) => t)), ...(options.tools ?? [])];
+  const middleware = new OffloadMiddleware(
+    offload,
+    tools.map((t) => t.name),
+  );
   const agent = createAgent({
     model,
-    tools: [emitTool, ...made.map(options.fileToolsAs ?? ((t) => t)), ...(options.tools ?? [])],
-    middleware: [...(options.outer ?? []), offload, ...(options.inner ?? [])],
+    tools,
+    middleware: [...(options.outer ?? []), options.ownMiddleware ? middleware : offload, ...(options.inner ?? [])],
     ...options.agent,
   });
-  return { agent, offload, store: offload.store, files };
+  return { agent, offload, middleware, store: offload.store, files };
 }
 
 /**

@@ -1,30 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../lib/agent/create-agent.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { createAgent } from '../../lib/runtime/agent.js';
-import type { ModelRequest, ToolSpec } from '../../lib/runtime/model.js';
+import type { ToolSpec } from '../../lib/runtime/model.js';
 import { joinText } from '../../lib/shared/content.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { scriptedModel } from '../../lib/testing.js';
-import { callTool, hookContext, textOf } from './offload-fixtures.js';
+import { callTool, middlewareOf, textOf } from './offload-fixtures.js';
 import { calls, emitTool, offloadAgent, reply, toolMessagesOf } from './offload-harness.js';
 
 const big = 'row of a large result\n'.repeat(2000);
-const spec = (name: string): ToolSpec => ({ name, description: '', parameters: { type: 'object' } });
 
-/** One model step with `tools`, then a tool call in the same turn: what the model is sent and shown. */
+/** The system prompt of an agent with `tools`, and the header of one large result in it: what the model is sent and shown. */
 async function turnWith(tools: string[]): Promise<{ system: string; header: string }> {
   const offload = new ToolOutputOffload({ thresholdTokens: 1000, store: new MemoryOffloadStore() });
-  let sent: ModelRequest | undefined;
-  await offload.wrapModelCall(
-    { systemPrompt: `You are helpful.\n\n${offload.systemPrompt()}`, messages: [], tools: tools.map(spec) },
-    async (request) => {
-      sent = request;
-      return { content: 'ok' };
-    },
-    hookContext(),
-  );
-  const header = textOf(await callTool(offload, big));
-  return { system: sent!.systemPrompt, header };
+  const middleware = middlewareOf(offload, tools);
+  const header = textOf(await callTool(middleware, big));
+  return { system: `You are helpful.\n\n${middleware.systemPrompt()}`, header };
 }
 
 describe('headers and the system prompt name only the read tools the model has', () => {

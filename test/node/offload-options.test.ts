@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { middlewareOf } from './offload-fixtures.js';
 
 describe('ToolOutputOffload options (O10)', () => {
   it('has the documented defaults and static names', () => {
@@ -15,7 +16,7 @@ describe('ToolOutputOffload options (O10)', () => {
     expect(offload.tools).toEqual({});
     expect(ToolOutputOffload.key).toBe('toolOutputOffload');
     expect(ToolOutputOffload.mount).toBe('/large_tool_results/');
-    expect(Object.keys(offload.writes)).toEqual(['toolOutputOffload']);
+    expect(Object.keys(middlewareOf(offload).writes)).toEqual(['toolOutputOffload']);
   });
 
   it('uses the store it is given', () => {

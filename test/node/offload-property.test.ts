@@ -11,7 +11,7 @@ import type { Message } from '../../lib/runtime/messages.js';
 import type { StateKey, TurnEnd } from '../../lib/runtime/middleware.js';
 import { cutToBytes, utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { callTool, hookContext } from './offload-fixtures.js';
+import { callTool, hookContext, middlewareOf } from './offload-fixtures.js';
 import { ReferenceStore } from './offload-reference-model.js';
 
 const threads = ['a', 'b'] as const;
@@ -93,7 +93,7 @@ class Writer {
     maxTotalBytes: number,
   ) {
     this.offload = new ToolOutputOffload({ thresholdTokens: 1000, maxResultBytes, maxTotalBytes, store });
-    this.key = this.offload.writes[ToolOutputOffload.key] as StateKey;
+    this.key = middlewareOf(this.offload).writes[ToolOutputOffload.key] as StateKey;
     this.values = new Map(threads.map((t) => [t, this.key.initial]));
     this.turnStartValues = new Map(threads.map((t) => [t, this.key.initial]));
   }
@@ -186,7 +186,7 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
       isError: false,
     }));
     const state = { summarization: { summary: 's', coveredMessageIds: covered.map((k) => `m-${k}`) } };
-    const reply = await writer.offload.wrapModelCall(
+    const reply = await middlewareOf(writer.offload).wrapModelCall(
       { systemPrompt: '', messages, tools: [] },
       async () => ({ content: 'ok' }),
       hookContext({ ...writer.context(thread), state, messages }),
@@ -226,7 +226,10 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
     writer.turnStartValues.set(thread, writer.values.get(thread));
     const unsettled = (writer.values.get(thread) as { turns: string[] }).turns;
     const state = { [ToolOutputOffload.key]: writer.values.get(thread) };
-    const started = await writer.offload.beforeAgent([], hookContext({ ...writer.context(thread), state }));
+    const started = await middlewareOf(writer.offload).beforeAgent(
+      [],
+      hookContext({ ...writer.context(thread), state }),
+    );
     // The writer's earlier turns that changed the store are settled by name, through the key.
     if (started) await writer.apply(thread, started.update[ToolOutputOffload.key]);
     expect((writer.values.get(thread) as { turns: string[] }).turns).toEqual([]);

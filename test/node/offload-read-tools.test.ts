@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
@@ -38,7 +38,7 @@ async function setup(thresholdTokens = 1000) {
 describe('ToolOutputOffload.readTools: the read-only tools for other frameworks', () => {
   it('declares read_file, grep, ls and glob with JSON Schemas of the arguments the issue names', async () => {
     const { tools } = await setup();
-    expect([...tools.keys()]).toEqual(['read_file', 'ls', 'grep', 'glob']);
+    expect([...tools.keys()]).toEqual(['read_file', 'grep', 'ls', 'glob']);
     const properties = (name: string) =>
       Object.keys((tools.get(name)!.parameters as { properties: object }).properties);
     expect(properties('read_file')).toEqual(['path', 'offset', 'limit']);

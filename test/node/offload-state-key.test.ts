@@ -5,12 +5,12 @@ import type { StateKey } from '../../lib/runtime/middleware.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { failMemoryCommits } from './fixtures/fail-memory-commits.js';
-import { bigText, callTool, hookContext, storeResult } from './offload-fixtures.js';
+import { bigText, callTool, hookContext, middlewareOf, storeResult } from './offload-fixtures.js';
 
 function setup() {
   const store = new MemoryOffloadStore();
   const offload = new ToolOutputOffload({ thresholdTokens: 1000, store });
-  return { store, offload, key: offload.writes[ToolOutputOffload.key] as StateKey };
+  return { store, offload, key: middlewareOf(offload).writes[ToolOutputOffload.key] as StateKey };
 }
 
 describe('the offload state key', () => {
@@ -20,7 +20,7 @@ describe('the offload state key', () => {
     expect(key.onBlock).toBe('restore');
     const { value } = await storeResult(offload, bigText(100), { turnId: 'turn-1' });
     expect(value).toEqual({ entries: 1, totalBytes: utf8Bytes(bigText(100)), turns: ['turn-1'] });
-    const settle = await offload.beforeAgent(
+    const settle = await middlewareOf(offload).beforeAgent(
       [],
       hookContext({ turnId: 'turn-2', state: { toolOutputOffload: value } }),
     );

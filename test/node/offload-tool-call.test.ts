@@ -137,7 +137,16 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
     });
     expect(outcome.type === 'success' && outcome.update).toEqual({
       other: 1,
-      toolOutputOffload: { type: 'commit', threadId: 't1', key: 'key-1', turnId: 'turn-1', maxTotalBytes: 33_554_432 },
+      toolOutputOffload: {
+        type: 'commit',
+        threadId: 't1',
+        key: 'key-1',
+        turnId: 'turn-1',
+        maxTotalBytes: 33_554_432,
+        toolName: 'fetch_page',
+        bytes: new TextEncoder().encode(bigText(100)).length,
+        truncated: false,
+      },
     });
   });
 });

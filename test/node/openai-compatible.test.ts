@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, type ModelRequest, openAICompatibleModel, tool } from '../../lib/index.js';
+import { createAgent, type ModelRequest, openAICompatibleModel, tool } from '../../lib/agent.js';
 
 interface Sent {
   url: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, type ModelRequest, openAICompatibleModel, type StreamEvent, tool } from '../../lib/index.js';
+import { createAgent, type ModelRequest, openAICompatibleModel, type StreamEvent, tool } from '../../lib/agent.js';
 
 /** SSE bytes of `events` (objects are sent as JSON), with `\r\n` or `\n` line ends, then `[DONE]` unless told. */
 function sse(events: unknown[], { done = true, crlf = false } = {}): Uint8Array {

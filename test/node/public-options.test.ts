@@ -2,9 +2,8 @@
 // app can write its options once (in a config module, say) and hand them on. The type assertions are
 // checked by the typecheck that `npm test` runs; the calls below check they reach the constructors.
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { IndexedDbCheckpointer, type IndexedDbCheckpointerOptions } from '../../lib/agent.js';
 import {
-  IndexedDbCheckpointer,
-  type IndexedDbCheckpointerOptions,
   IndexedDbOffloadStore,
   type IndexedDbOffloadStoreOptions,
   MemoryOffloadStore,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgent } from '../../lib/agent/create-agent.js';
 import { block, type Middleware, type StateKey } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { scriptedModel } from '../../lib/testing.js';

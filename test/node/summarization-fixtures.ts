@@ -1,10 +1,11 @@
 // Shared by the Summarization tests and the O7 cleanup scenario (run in Node and in Chromium).
 // Browser-safe: no Node imports.
+
+import { createAgent } from '../../lib/agent/create-agent.js';
+import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { fileTools } from '../../lib/backends/file-tools.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import { createAgent } from '../../lib/runtime/agent.js';
 import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
 import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
 import type { Model, ModelReply, ModelRequest } from '../../lib/runtime/model.js';

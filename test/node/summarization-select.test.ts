@@ -1,6 +1,6 @@
 // Summarization's choices: options, where the kept messages start, what counts, what the summarizer sees.
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgent } from '../../lib/agent/create-agent.js';
 import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
 import type { ModelReply, ModelRequest } from '../../lib/runtime/model.js';
 import { joinText } from '../../lib/shared/content.js';

@@ -3,7 +3,7 @@
 // IndexedDB in Chromium. Every abort point is reached through a gate on a tool or a store method,
 // never a timer. Uses no Node API.
 import { describe, expect, it, vi } from 'vitest';
-import type { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
+import type { OffloadMiddleware } from '../../lib/agent/offload-middleware.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
@@ -45,11 +45,11 @@ function holdFirst(store: HoldingStore, method: 'stage' | 'apply') {
 }
 
 /** Every outcome the offload's wrapToolCall returns, also one the runtime no longer waits for. */
-function watchOutcomes(offload: ToolOutputOffload): Array<Deferred<ToolOutcome>> {
+function watchOutcomes(middleware: OffloadMiddleware): Array<Deferred<ToolOutcome>> {
   const outcomes = [deferred<ToolOutcome>(), deferred<ToolOutcome>()];
-  const wrap = offload.wrapToolCall.bind(offload);
+  const wrap = middleware.wrapToolCall.bind(middleware);
   let seen = 0;
-  offload.wrapToolCall = async (...args) => {
+  middleware.wrapToolCall = async (...args) => {
     const outcome = await wrap(...args);
     outcomes[seen++]?.resolve(outcome);
     return outcome;
@@ -87,11 +87,12 @@ export function turnEndScenarios(name: string, stores: TurnEndStores): void {
           return slowResult.promise;
         },
       });
-      const { agent, offload } = offloadAgent(model, {
+      const { agent, offload, middleware } = offloadAgent(model, {
         offload: { thresholdTokens: 1000, maxTotalBytes, store },
         tools: [slow],
+        ownMiddleware: true,
       });
-      return { agent, offload, slowResult, slowSignal: slowSignal.promise };
+      return { agent, offload, outcomes: watchOutcomes(middleware), slowResult, slowSignal: slowSignal.promise };
     }
 
     /** The store and the thread's checkpoint agree: nothing staged, no undo copy, every live entry named. */
@@ -202,8 +203,7 @@ export function turnEndScenarios(name: string, stores: TurnEndStores): void {
     it('a run aborted while a tool runs (ignoring its signal) stages nothing from it', () =>
       withStore(async (store) => {
         const model = scriptedModel([calls(emit('a'), ['slow', {}]), reply(), reply('again')]);
-        const { agent, offload, slowResult, slowSignal } = agentOn(store, model);
-        const outcomes = watchOutcomes(offload);
+        const { agent, outcomes, slowResult, slowSignal } = agentOn(store, model);
         const controller = new AbortController();
         const stored = deferred();
         const unsubscribe = store.subscribe((event) => event.type === 'stored' && stored.resolve());
