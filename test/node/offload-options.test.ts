@@ -104,3 +104,11 @@ describe('ToolOutputOffload options (O10)', () => {
     );
   });
 });
+
+describe('unknown options', () => {
+  it('a misspelled option name is a TypeError naming it and the options there are', () => {
+    expect(() => new ToolOutputOffload({ maxTotalByte: 1 } as never)).toThrow(
+      /ToolOutputOffload: unknown option "maxTotalByte"; the options are thresholdTokens, maxResultBytes, maxTotalBytes/,
+    );
+  });
+});
