@@ -8,7 +8,20 @@ const out = 'bench/.out';
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const only = process.argv.length > 2 ? process.argv.slice(2) : ['bench/'];
-execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.bench.config.ts', ...only], { stdio: 'inherit' });
+// The bundle figures are app builds measured from Node (bench/bundle/measure.mjs), not a bench file:
+// `npm run bench -- bench/bundle` measures them alone.
+const isBundle = (arg) => /^(\.\/)?bench\/bundle(\/|$)/.test(arg);
+const benchFiles = only.filter((arg) => !isBundle(arg));
+const bundles = only.some((arg) => isBundle(arg) || /^(\.\/)?bench\/?$/.test(arg));
+if (benchFiles.length > 0) {
+  execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.bench.config.ts', ...benchFiles], {
+    stdio: 'inherit',
+  });
+}
+if (bundles) {
+  const { measureBundles } = await import('./bundle/measure.mjs');
+  writeFileSync(`${out}/bundle.json`, JSON.stringify(await measureBundles(), null, 2));
+}
 
 const executablePath = await ensureChromium();
 const browser = await chromium.launch({ executablePath, args: chromiumArgs });
