@@ -1,0 +1,148 @@
+import { pageOf } from '../backends/file-tool-page.js';
+import { capFilePage } from '../offload/page-cap.js';
+import { readToolNames } from '../offload/read-tools.js';
+import { withText } from '../offload/stage-result.js';
+import { ToolOutputOffload } from '../offload/tool-output-offload.js';
+import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
+import type { ModelReply, ModelRequest } from '../runtime/model.js';
+import type { ToolOutcome } from '../runtime/outcome.js';
+import type { ToolContext } from '../runtime/tool.js';
+import { joinText } from '../shared/content.js';
+import { offloadStateKey, orphanAgeMs, type SettleTurns, unsettledTurns } from './offload-state.js';
+import { boundToolMessages } from './request-bound.js';
+import { Stagings } from './stagings.js';
+import { SummaryCleanup } from './summary-cleanup.js';
+
+/**
+ * A ToolOutputOffload in the built-in runtime: `createAgent({ middleware: [offload] })` makes one
+ * per agent. It stages a large result in `wrapToolCall` and adds the commit to the Success's update,
+ * which the runtime applies (one store transaction, with the evictions, O3); an output Block
+ * restores the key (O8). Before each model call it bounds the request (O9) and drops what a summary
+ * covers (O7).
+ */
+export class OffloadMiddleware implements Middleware {
+  readonly name = 'ToolOutputOffload';
+  readonly writes: Readonly<Record<string, StateKey>>;
+  readonly #offload: ToolOutputOffload;
+  /** The read tools among the agent's tools: the system prompt and the headers name only these. */
+  readonly #readTools: readonly string[];
+  readonly #stagings = new Stagings();
+  readonly #cleanup: SummaryCleanup;
+
+  constructor(offload: ToolOutputOffload, agentTools: readonly string[]) {
+    this.#offload = offload;
+    this.#readTools = readToolNames.filter((name) => agentTools.includes(name));
+    this.writes = Object.freeze({ [ToolOutputOffload.key]: offloadStateKey(offload, this.#stagings) as StateKey });
+    this.#cleanup = new SummaryCleanup(offload.store);
+  }
+
+  /**
+   * The thread's earlier turns that changed the store can no longer be blocked: the update settles
+   * them by name (the store forgets how to undo them, and deletes what they staged but never
+   * committed, and staged orphans over an hour old). A turn another agent is running on the same
+   * thread is not among them, so its staged results and undo data stay.
+   */
+  async beforeAgent(
+    _input: unknown,
+    context: HookContext,
+  ): Promise<{ update: Record<string, SettleTurns> } | undefined> {
+    const turns = unsettledTurns(context.state[ToolOutputOffload.key]).filter((turn) => turn !== context.turnId);
+    const expireBefore = await this.#expiryDue(context.threadId, turns.length > 0);
+    if (turns.length > 0 || expireBefore !== undefined) {
+      const expiry = expireBefore === undefined ? {} : { expireBefore };
+      return { update: { [ToolOutputOffload.key]: { type: 'settle', turns, ...expiry } } };
+    }
+    // Nothing to settle (no state change, no event): only the sweep of orphans.
+    await this.#offload.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
+    return undefined;
+  }
+
+  /**
+   * The age limit as of now when `maxAgeMs` is set and the turn's update is due anyway, or when one
+   * of the thread's entries is past it (so a turn with nothing to expire writes no update).
+   */
+  async #expiryDue(threadId: string, updating: boolean): Promise<number | undefined> {
+    const { maxAgeMs } = this.#offload.limits;
+    if (maxAgeMs === undefined) return undefined;
+    const expireBefore = Date.now() - maxAgeMs;
+    if (updating) return expireBefore;
+    const entries = await this.#offload.store.list(threadId);
+    return entries.some((entry) => entry.createdAt < expireBefore) ? expireBefore : undefined;
+  }
+
+  /** The offload's lines (O12), naming only the read tools the agent has. */
+  systemPrompt(): string {
+    return this.#offload.systemPrompt({ readTools: this.#readTools });
+  }
+
+  async wrapModelCall(
+    request: ModelRequest,
+    next: (request: ModelRequest) => Promise<ModelReply>,
+    context: HookContext,
+  ): Promise<ModelReply & { update?: Record<string, unknown> }> {
+    const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
+    if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
+    const messages = boundToolMessages(request.messages, this.#offload);
+    const reply = await next(messages === request.messages ? request : { ...request, messages });
+    // Only this middleware's own key: an inner layer's update is its own to return.
+    return drop ? { ...reply, update: { [ToolOutputOffload.key]: drop } } : reply;
+  }
+
+  async wrapToolCall(
+    request: ToolCallRequest,
+    next: (request: ToolCallRequest) => Promise<ToolOutcome>,
+    context: ToolContext,
+  ): Promise<ToolOutcome> {
+    const outcome = await next(request);
+    if (outcome.type !== 'success') return outcome;
+    // The call was aborted or timed out while the tool ran (a tool may ignore its signal): the
+    // runtime drops this outcome, so nothing is staged that no commit would ever make live.
+    if (context.signal.aborted) return outcome;
+    const toolName = request.call.name;
+    // A file tool's page: the file tools page through files, stored results among them, so their
+    // pages are cut, never stored, and reading a stored result cannot store another (O11).
+    const page = pageOf(outcome.content);
+    if (page !== undefined) {
+      const capped = capFilePage(page, this.#offload.thresholdFor(toolName), this.#offload.measure);
+      return capped === joinText(outcome.content)
+        ? outcome
+        : { ...outcome, content: withText(outcome.content, capped) };
+    }
+    const { threadId, turnId } = context;
+    let staged: Awaited<ReturnType<ToolOutputOffload['stageResult']>>;
+    try {
+      const staging = this.#offload.stageResult({
+        threadId,
+        turnId,
+        key: request.idempotencyKey,
+        toolName,
+        args: request.call.args,
+        content: outcome.content,
+        readTools: this.#readTools,
+      });
+      // Tracked from the moment it starts: the turn's end waits for it before settling.
+      staged = await this.#stagings.track(threadId, turnId, staging);
+    } catch (error) {
+      // Malformed content (a non-string text part) from a tool or an inner middleware.
+      if (error instanceof TypeError) return { type: 'error', message: error.message };
+      throw error;
+    }
+    switch (staged.kind) {
+      case 'kept':
+        return outcome;
+      case 'stored': {
+        const { bytes, truncated } = staged.commit!;
+        context.emit({ type: 'offloaded', path: staged.path, bytes, truncated });
+        const update = { ...outcome.update, [ToolOutputOffload.key]: staged.commit };
+        return { ...outcome, content: staged.content, update };
+      }
+      case 'failed': {
+        const { path, bytes } = staged.failure!;
+        context.emit({ type: 'offload-failed', path, bytes, why: staged.why });
+        return { ...outcome, content: staged.content };
+      }
+      case 'cut':
+        return { ...outcome, content: staged.content };
+    }
+  }
+}

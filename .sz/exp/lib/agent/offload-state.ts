@@ -1,0 +1,177 @@
+import { resultPath } from '../offload/result-path.js';
+import type { OffloadCommit } from '../offload/stage-result.js';
+import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
+import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import type { Stagings } from './stagings.js';
+
+/** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
+interface OffloadStateValue {
+  entries: number;
+  totalBytes: number;
+  /**
+   * The turns of this thread that changed the store and are not settled yet: the next turn's
+   * beforeAgent settles them by name, so a turn another agent is still running is left alone.
+   */
+  turns: string[];
+}
+
+/** The update beforeAgent writes: settle these finished turns in the store, and expire what is too old. */
+export interface SettleTurns {
+  type: 'settle';
+  turns: string[];
+  /** The age limit (maxAgeMs) as of the turn's start: entries created before it are evicted first. */
+  expireBefore?: number;
+}
+
+/** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
+export const orphanAgeMs = 60 * 60 * 1000;
+
+function fail(problem: string): never {
+  throw new TypeError(`ToolOutputOffload state update: ${problem}`);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** The unsettled turns a value names ([] for a value saved before they were kept). */
+export function unsettledTurns(value: unknown): string[] {
+  const turns = isRecord(value) ? value.turns : undefined;
+  return isStringArray(turns) ? turns : [];
+}
+
+/** Checks that an update written to the offload's key is a store change for this thread, or a settle. */
+function checkStoreChange(update: unknown, threadId: string): OffloadCommit | StoreChange | SettleTurns {
+  if (!isRecord(update)) fail(`expected a store change object, got ${quoteForMessage(update)}`);
+  const change = update;
+  if (change.type === 'settle') {
+    if (!isStringArray(change.turns) || change.turns.some((turn) => turn === '')) {
+      fail(`a settle needs turns as an array of non-empty strings, got ${quoteForMessage(change.turns)}`);
+    }
+    const { expireBefore } = change;
+    if (expireBefore === undefined) return { type: 'settle', turns: change.turns };
+    if (typeof expireBefore !== 'number' || !Number.isFinite(expireBefore)) {
+      fail(`a settle's expireBefore must be a finite time in milliseconds, got ${quoteForMessage(expireBefore)}`);
+    }
+    return { type: 'settle', turns: change.turns, expireBefore };
+  }
+  if (change.threadId !== threadId) {
+    fail(
+      `the change is for thread ${quoteForMessage(change.threadId)}, but it was applied in thread ${quoteForMessage(threadId)}`,
+    );
+  }
+  if (typeof change.turnId !== 'string' || change.turnId === '') fail('turnId must be a non-empty string');
+  if (change.type === 'commit') {
+    if (typeof change.key !== 'string' || change.key === '') fail('a commit needs a non-empty string key');
+    const max = change.maxTotalBytes;
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
+      fail(`a commit needs maxTotalBytes as a positive integer, got ${quoteForMessage(max)}`);
+    }
+    const before = change.expireBefore;
+    if (before !== undefined && (typeof before !== 'number' || !Number.isFinite(before))) {
+      fail(`a commit's expireBefore must be a finite time in milliseconds, got ${quoteForMessage(before)}`);
+    }
+    if (typeof change.toolName !== 'string') fail('a commit needs the toolName it stores');
+    if (typeof change.bytes !== 'number' || !Number.isSafeInteger(change.bytes) || change.bytes < 0) {
+      fail(`a commit needs bytes as an integer of at least 0, got ${quoteForMessage(change.bytes)}`);
+    }
+    return change as unknown as OffloadCommit;
+  }
+  if (change.type === 'drop') {
+    if (!isStringArray(change.keys)) fail('a drop needs keys as an array of strings');
+    if (change.reason !== 'summarized')
+      fail(`a drop's reason must be "summarized", got ${quoteForMessage(change.reason)}`);
+    return change as unknown as StoreChange;
+  }
+  return fail(`type must be "commit", "drop" or "settle", got ${quoteForMessage(change.type)}`);
+}
+
+async function currentValue(
+  store: WritableOffloadStore,
+  threadId: string,
+  turns: string[],
+): Promise<OffloadStateValue> {
+  const [entries, totalBytes] = await Promise.all([store.list(threadId), store.totalBytes(threadId)]);
+  return { entries: entries.length, totalBytes, turns };
+}
+
+/** `turns` with `turnId` added once. */
+function withTurn(turns: string[], turnId: string): string[] {
+  return turns.includes(turnId) ? turns : [...turns, turnId];
+}
+
+/**
+ * The offload's state key. Applying an update is one store transaction, which evicts the thread's
+ * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
+ * in the store: what it stored goes, what it evicted comes back (O8).
+ */
+export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings): StateKey<OffloadStateValue> {
+  const { store } = offload;
+  const { maxTotalBytes } = offload.limits;
+  return {
+    initial: { entries: 0, totalBytes: 0, turns: [] },
+    async apply(current, update, context: HookContext) {
+      const change = checkStoreChange(update, context.threadId);
+      const turns = unsettledTurns(current);
+      if (change.type === 'settle') {
+        // The age limit at the turn's start: one transaction of its own (nothing to undo).
+        const expired =
+          change.expireBefore === undefined
+            ? undefined
+            : await store.apply({ type: 'expire', threadId: context.threadId, before: change.expireBefore });
+        await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
+        const left = turns.filter((turn) => !change.turns.includes(turn));
+        if (!expired) return { ...current, turns: left };
+        return { entries: expired.entries, totalBytes: expired.totalBytes, turns: left };
+      }
+      const withThisTurn = withTurn(turns, context.turnId);
+      if (change.type !== 'commit') {
+        const applied = await store.apply(change);
+        return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withThisTurn };
+      }
+      const committed = await offload.commitStaged(change as OffloadCommit);
+      if ('applied' in committed) {
+        const { entries, totalBytes } = committed.applied;
+        return { entries, totalBytes, turns: withThisTurn };
+      }
+      // S3: a full quota never fails the run. The store evicted what it could and the commit still
+      // failed: the failure is recorded, and reads of the path are served from the staged text (the
+      // preview naming it is already in the conversation).
+      const { key, bytes } = change as OffloadCommit;
+      context.emit({ type: 'offload-failed', path: resultPath(key), bytes, why: committed.failed });
+      return currentValue(store, context.threadId, withThisTurn);
+    },
+    onBlock: 'restore',
+    async restore(_current, before, context: HookContext) {
+      await store.restoreTurn(context.threadId, context.turnId, maxTotalBytes);
+      // The turns unsettled before this one; settling one again changes nothing.
+      return currentValue(store, context.threadId, unsettledTurns(before));
+    },
+    endTurn: (current, ending, context) => endTurn(store, stagings, current, ending, context),
+  };
+}
+
+/**
+ * The turn's run ended: its undo copies go now, not at the next turn, so a thread holds its bound
+ * plus what turns in flight hold, also when the state naming the turn is lost (a reload with
+ * MemoryCheckpointer). A run that failed may still be recovered and blocked: what the turn stored
+ * stays undoable and it stays unsettled (the next turn forgets it entirely). What the turn staged
+ * and never committed goes too, once the stagings still being written are done.
+ */
+async function endTurn(
+  store: WritableOffloadStore,
+  stagings: Stagings,
+  current: OffloadStateValue,
+  ending: TurnEnd,
+  context: HookContext,
+): Promise<OffloadStateValue> {
+  const { threadId, turnId } = context;
+  await stagings.done(threadId, turnId);
+  const continuing = ending.status === 'failed';
+  await store.settle(threadId, [turnId], { continuing });
+  const turns = unsettledTurns(current);
+  if (continuing || !turns.includes(turnId)) return current;
+  return { ...current, turns: turns.filter((turn) => turn !== turnId) };
+}

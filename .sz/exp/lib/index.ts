@@ -1,0 +1,26 @@
+export { OffloadBackend } from './offload/offload-backend.js';
+export type { OffloadResultInput } from './offload/offload-result.js';
+export type { OffloadReadTool } from './offload/read-tools.js';
+export type { OffloadCommit, OffloadedResult } from './offload/stage-result.js';
+export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
+export type { ContentPart, MediaPart, TextPart } from './shared/content.js';
+export { BackendError, type BackendErrorCode } from './shared/errors.js';
+export { estimateTokens } from './shared/text.js';
+export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './store/indexeddb-store.js';
+export { MemoryOffloadStore, type MemoryOffloadStoreOptions } from './store/memory-store.js';
+export type {
+  AppliedChange,
+  EvictionRecord,
+  ListOptions,
+  OffloadStore,
+  StagedResult,
+  StoreChange,
+  StoredResultInfo,
+  StoreEvent,
+  StoreFailure,
+  UnreadableRecord,
+  WritableOffloadStore,
+} from './store/offload-store.js';
+export { StoreReadError } from './store/store-read-error.js';
+export { estimateTokensByScript } from './tokens/estimate-by-script.js';
+export type { EstimateTokens } from './tokens/token-measure.js';

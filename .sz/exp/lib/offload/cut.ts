@@ -1,0 +1,50 @@
+import { cutToChars } from '../shared/text.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+
+/** Whether a text is over the threshold, in estimated tokens (O1). */
+export function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
+  return !measure.within(text, thresholdTokens);
+}
+
+type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
+
+const maxWhyChars = 200;
+
+function cutNote(
+  reason: CutReason,
+  originalChars: number,
+  originalTokens: number,
+  shownChars: number,
+  thresholdTokens: number,
+): string {
+  const what = `[Cut: this tool result has ${originalChars} characters (about ${originalTokens} tokens), over the ${thresholdTokens}-token limit; only the first ${shownChars} characters are shown.`;
+  switch (reason.kind) {
+    case 'over-threshold':
+      return `${what} The full text was not stored.]`;
+    case 'read-from-mount':
+      return `${what} It was read from a stored result and is not stored again: read a smaller part with read_file (a smaller offset/limit) or search it with grep.]`;
+    case 'not-stored':
+      return `${what} It could not be stored (${cutToChars(reason.why, maxWhyChars)}), so the rest is not available.]`;
+  }
+}
+
+/**
+ * A text cut to within the threshold, followed by a note that says it was cut and why. The whole
+ * result is within `thresholdTokens` estimated tokens; a text already within it comes back unchanged.
+ */
+export function cutWithNote(
+  text: string,
+  thresholdTokens: number,
+  reason: CutReason,
+  measure: TokenMeasure = charsPerTokenMeasure,
+): string {
+  const over = measure.tokensOver(text, thresholdTokens);
+  if (over === undefined) return text;
+  const tokens = Math.ceil(over);
+  return measure.fit(thresholdTokens, (maxChars) => {
+    // The note's length depends on how much is shown; measure it with the longest number it can hold.
+    const room = maxChars - cutNote(reason, text.length, tokens, text.length, thresholdTokens).length - 1;
+    const head = cutToChars(text, Math.max(0, room));
+    return `${head}\n${cutNote(reason, text.length, tokens, head.length, thresholdTokens)}`;
+  });
+}

@@ -1,0 +1,140 @@
+import { checkThreadId, quoteForMessage } from '../shared/checks.js';
+import { type ContentPart, joinText, toContent } from '../shared/content.js';
+import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
+import { resultKeyFor } from './result-identity.js';
+import { resultPath } from './result-path.js';
+import {
+  type AppliedLimits,
+  expiryOf,
+  failedOutcome,
+  type OffloadedResult,
+  replacementFor,
+  stageResult,
+  withText,
+} from './stage-result.js';
+
+// `ToolOutputOffload.offloadResult`: the pipeline in one call, for an agent framework with no
+// commit step of its own. The store remembers what it stored, so a framework that converts old
+// results again on every turn gets the same text back without storing anything (A1, A2).
+
+/** One tool result as a framework has it. */
+export interface OffloadResultInput {
+  threadId: string;
+  /** The framework's tool call id (any string: reused, mangled or long ids are fine). */
+  callId: string;
+  toolName: string;
+  content: string | readonly ContentPart[];
+  /**
+   * The read tools the model has in this request (read_file, grep…), for the header to name only
+   * those; default all of `readTools()`. An empty list says the model cannot read the result back.
+   */
+  readTools?: readonly string[];
+}
+
+function checkInput(input: unknown): OffloadResultInput {
+  if (typeof input !== 'object' || input === null) {
+    throw new TypeError(
+      `offloadResult: expected { threadId, callId, toolName, content }, got ${quoteForMessage(input)}`,
+    );
+  }
+  const { threadId, callId, toolName, readTools } = input as Record<string, unknown>;
+  checkThreadId(threadId);
+  if (typeof callId !== 'string') {
+    throw new TypeError(`offloadResult: callId must be a string, got ${quoteForMessage(callId)}`);
+  }
+  if (typeof toolName !== 'string' || toolName === '') {
+    throw new TypeError(`offloadResult: toolName must be a non-empty string, got ${quoteForMessage(toolName)}`);
+  }
+  if (readTools !== undefined && (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string'))) {
+    throw new TypeError(`offloadResult: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
+  }
+  return input as OffloadResultInput;
+}
+
+/** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
+function stagingTag(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return `offload-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
+function shownAgain(
+  content: ContentPart[],
+  text: string,
+  key: string,
+  seen: SeenResult,
+  limits: AppliedLimits,
+): OffloadedResult {
+  // Made with the offload's tail, measure and read tools, which the store does not record.
+  const again = { ...limits, ...seen };
+  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
+  return { kind: 'stored', stored: false, path: resultPath(key), content: withText(content, preview), text: preview };
+}
+
+/** Decides, stages and commits one result (with its evictions), checking the input first. */
+export async function offloadResult(
+  store: WritableOffloadStore,
+  limitsOf: (toolName: string) => AppliedLimits,
+  input: OffloadResultInput,
+): Promise<OffloadedResult> {
+  const { threadId, callId, toolName, readTools } = checkInput(input);
+  const limits = { ...limitsOf(toolName), readTools };
+  const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
+  const text = joinText(content);
+  const tokens = limits.measure.tokensOver(text, limits.thresholdTokens);
+  if (tokens === undefined) {
+    // Every call is an update of the thread: the age limit applies even when nothing is stored.
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return { kind: 'kept', stored: false, content, text };
+  }
+
+  const key = await resultKeyFor(callId, text);
+  const result = { threadId, key, toolName, content, text, tokens };
+  let before: SeenResult | undefined;
+  try {
+    before = await store.seen(threadId, key);
+  } catch (error) {
+    return failedOutcome(store, result, limits, error);
+  }
+  if (before) {
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return shownAgain(content, text, key, before, limits);
+  }
+
+  const tag = stagingTag();
+  const { commit, ...staged } = await stageResult(store, limits, { ...result, turnId: tag });
+  if (commit === undefined) {
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return staged;
+  }
+  const { thresholdTokens, previewLines, maxResultBytes } = limits;
+  try {
+    const applied = await store.apply({
+      type: 'commit',
+      threadId,
+      key,
+      maxTotalBytes: commit.maxTotalBytes,
+      seen: { toolName, thresholdTokens, previewLines, maxResultBytes },
+      ...expiryOf(limits.maxAgeMs),
+    });
+    if (applied.stored.includes(key)) return staged;
+    // Not stored by this call: the same result offered at the same time was, first.
+    const now = await store.seen(threadId, key);
+    if (now) return shownAgain(content, text, key, now, limits);
+    throw new Error('its staged copy was deleted before it could be committed');
+  } catch (error) {
+    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).
+    await store.settle(threadId, [tag]).catch(() => undefined);
+    return failedOutcome(store, result, limits, error);
+  }
+}
+
+/**
+ * Evicts the thread's results older than `maxAgeMs` on its own (a call that commits nothing). A
+ * store failure here never fails the call (S3): the next call on the thread tries again.
+ */
+async function expireAlone(store: WritableOffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
+  const { expireBefore } = expiryOf(maxAgeMs);
+  if (expireBefore === undefined) return;
+  await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);
+}

@@ -1,0 +1,156 @@
+import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
+import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+
+/** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
+const maxPreviewLineChars = 500;
+/** Tool names are the app's own, but one could be long; the header shows at most this much of it. */
+const maxToolNameChars = 64;
+
+/** What the header says about a stored result. */
+interface OffloadedText {
+  path: string;
+  toolName: string;
+  /** The tool's text (all text parts joined). */
+  original: string;
+  originalBytes: number;
+  /** The stored copy: `original` cut to maxResultBytes. */
+  stored: string;
+  storedBytes: number;
+  /** The original's estimated tokens; default four characters a token. */
+  originalTokens?: number;
+}
+
+interface PreviewLimits {
+  thresholdTokens: number;
+  previewLines: number;
+  /** Last lines shown after an elision marker; default 0. */
+  previewTailLines?: number;
+  /** How tokens are counted; default four characters a token. */
+  measure?: TokenMeasure;
+  /** The read tools the model has (read_file, grep…); default all of them. The header names only these. */
+  readTools?: readonly string[];
+}
+
+/** How the header says to read the rest, naming only the tools the model has. */
+function readingLine(path: string, nextOffset: number, readTools: readonly string[] | undefined): string {
+  const read = readTools === undefined || readTools.includes('read_file');
+  const grep = readTools === undefined || readTools.includes('grep');
+  const parts: string[] = [];
+  if (read) {
+    parts.push(
+      `To read more: read_file {"path":${path},"offset":${nextOffset},"limit":100} (offset and limit count lines, from 0).`,
+    );
+  }
+  if (grep) parts.push(`To search: grep {"pattern":"<regex>","path":${path}}.`);
+  if (parts.length > 0) return parts.join(' ');
+  return 'You have no tool to read it: it is kept for the app and its inspector, and only the lines below are available to you.';
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** What the preview shows: how many lines, and the line to continue reading from. */
+interface Shown {
+  lines: number;
+  nextOffset: number;
+}
+
+/** Line counts, computed once (a stored text may be megabytes). */
+interface LineCounts {
+  original: number;
+  stored: number;
+}
+
+/**
+ * The header the model sees instead of a stored result (O1): the path, the tool, the original and
+ * stored sizes, whether the stored copy was cut, and how to read the rest.
+ */
+function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: LineCounts, shown: Shown): string {
+  const truncated = result.stored.length < result.original.length;
+  const tool = JSON.stringify(cutToChars(result.toolName, maxToolNameChars));
+  const path = JSON.stringify(result.path);
+  const stored = plural(counts.stored, 'line');
+  const lines = [
+    `[Stored tool result] The output of tool ${tool} is over ${limits.thresholdTokens} tokens, so it was stored as a file instead of being shown here.`,
+    `Path: ${result.path}`,
+    `Original size: ${result.originalBytes} bytes, about ${result.originalTokens ?? Math.ceil(result.original.length / 4)} tokens, ${plural(counts.original, 'line')}.`,
+    truncated
+      ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
+      : `Stored: all ${result.storedBytes} bytes (${stored}).`,
+    readingLine(path, shown.nextOffset, limits.readTools),
+  ];
+  if (shown.lines > 0) lines.push(`First ${shown.lines} of ${stored}:`);
+  return lines.join('\n');
+}
+
+/** Room cutLine's marker ("… [line cut: N of M characters shown]") may take beyond the characters kept. */
+const lineCutMarkerChars = 60;
+
+/** Lines that fit in `room` characters (each preceded by a newline), each cut if very long; `cut` is the index of the first one cut. */
+function linesWithin(lines: readonly string[], room: number): { shown: string[]; used: number; cut?: number } {
+  const shown: string[] = [];
+  let cut: number | undefined;
+  let used = 0;
+  for (const line of lines) {
+    const left = Math.min(room - used - 1, maxPreviewLineChars);
+    if (left < Math.min(line.length, 40)) break; // too little room to show anything useful
+    const fits = line.length <= left;
+    if (!fits) cut ??= shown.length;
+    const text = fits ? line : cutLine(line, Math.max(0, left - lineCutMarkerChars));
+    shown.push(text);
+    used += text.length + 1;
+  }
+  return { shown, used, cut };
+}
+
+/** The last `count` lines of `text`, without their newlines, found from its end. */
+function lastLines(text: string, count: number): string[] {
+  let end = text.endsWith('\n') ? text.length - 1 : text.length;
+  const lines: string[] = [];
+  while (lines.length < count && end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    lines.unshift(text.slice(start, end));
+    end = start - 1;
+  }
+  return lines;
+}
+
+function tailMarker(omitted: number, shown: number, total: number): string {
+  return `[… ${plural(omitted, 'line')} not shown …]\nLast ${shown} of ${plural(total, 'line')} of the output:`;
+}
+
+/**
+ * The text the model is shown instead of a stored result: the header followed by the first
+ * `previewLines` lines and, with `previewTailLines`, an elision marker and the output's last lines,
+ * each line cut if very long. The whole replacement stays within the threshold (by the measure's
+ * estimate): lines that do not fit are left out (the header and the marker say how many are shown).
+ */
+export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
+  const measure = limits.measure ?? charsPerTokenMeasure;
+  const original = countLines(result.original);
+  // The stored copy is the original itself unless it was cut: counted once then.
+  const counts = { original, stored: result.stored === result.original ? original : countLines(result.stored) };
+  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
+  const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
+  const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
+  return measure.fit(limits.thresholdTokens, (budget) => {
+    // The header's length barely depends on what is shown; measure it with the largest numbers.
+    const widest = { lines: limits.previewLines, nextOffset: limits.previewLines };
+    const room = budget - offloadHeader(result, limits, counts, widest).length;
+    const markerChars = tail.length > 0 ? tailMarker(counts.original, tail.length, counts.original).length + 1 : 0;
+    // With a tail, the first lines take at most half the room, so the last lines are shown too.
+    const first = linesWithin(head, tail.length > 0 ? Math.floor((room - markerChars) / 2) : room);
+    const last = linesWithin([...tail].reverse(), room - first.used - markerChars);
+    const header = offloadHeader(result, limits, counts, {
+      lines: first.shown.length,
+      nextOffset: first.cut ?? first.shown.length,
+    });
+    const parts = [header, ...first.shown];
+    if (last.shown.length > 0) {
+      const omitted = counts.original - first.shown.length - last.shown.length;
+      parts.push(tailMarker(omitted, last.shown.length, counts.original), ...last.shown.reverse());
+    }
+    return cutToChars(parts.join('\n'), Math.max(0, budget));
+  });
+}

@@ -1,0 +1,243 @@
+import { CompositeBackend } from '../backends/composite-backend.js';
+import { MemoryBackend } from '../backends/memory-backend.js';
+import { quoteForMessage } from '../shared/checks.js';
+import { joinText, toContent } from '../shared/content.js';
+import { isQuotaError } from '../shared/errors.js';
+import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
+import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
+import { cutWithNote } from './cut.js';
+import { defaultOffloadStore } from './default-store.js';
+import { OffloadBackend } from './offload-backend.js';
+import { type OffloadResultInput, offloadResult } from './offload-result.js';
+import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
+import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
+import { offloadKey, offloadMount, resultPath } from './result-path.js';
+import {
+  type AppliedLimits,
+  type OffloadCommit,
+  type OffloadedResult,
+  recordFailure,
+  type StagedOutcome,
+  stageResult,
+} from './stage-result.js';
+
+export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
+  /**
+   * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`;
+   * default four characters a token. estimateTokensByScript fits most text better; an exact
+   * tokenizer runs only on texts whose UTF-8 bytes are over the threshold.
+   */
+  estimateTokens?: EstimateTokens;
+  /** Thresholds by tool name, for tools whose results should stay whole longer (or shorter); each at least 1000. */
+  tools?: { [toolName: string]: { thresholdTokens: number } };
+  /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
+  store?: WritableOffloadStore;
+}
+
+const optionNames: ReadonlySet<string> = new Set([
+  'thresholdTokens',
+  'maxResultBytes',
+  'maxTotalBytes',
+  'previewLines',
+  'previewTailLines',
+  'maxAgeMs',
+  'estimateTokens',
+  'tools',
+  'store',
+]);
+
+/** A result one of the runtime's calls produced, to stage before its commit is applied. */
+interface ResultOfCall {
+  threadId: string;
+  /** The turn that runs the call: the turn's end (or an output Block) deletes what it staged and never committed. */
+  turnId: string;
+  /** The call's idempotency key: the stored result's file name (O2). */
+  key: string;
+  toolName: string;
+  /** The call's arguments: a call that reads from the mount is cut, never stored (O11). */
+  args?: unknown;
+  content: OffloadResultInput['content'];
+  /** The read tools the model has; the header names only these. Default: all of them. */
+  readTools?: readonly string[];
+}
+
+/**
+ * Keeps large tool results out of the conversation: a result over `thresholdTokens` is stored
+ * (bounded by `maxTotalBytes` per thread, oldest evicted first) and the model sees a header naming
+ * `/large_tool_results/<key>` and the first lines; `readTools(threadId)` (or `backend(threadId)`
+ * mounted at `ToolOutputOffload.mount`) reads it back. Framework-neutral: the AI SDK and LangChain
+ * adapters call `offloadResult`; the built-in agent (`tool-output-offload/agent`) takes it as a
+ * middleware, `createAgent({ middleware: [offload] })`, and stages and commits in two steps.
+ */
+export class ToolOutputOffload {
+  /** The state key the built-in agent keeps the offload's thread summary under. */
+  static readonly key = offloadKey;
+  /** Where stored results are mounted: `/large_tool_results/`. */
+  static readonly mount = offloadMount;
+
+  /** The store: its reads are what an app or the inspector show; the offload writes through its write contract. */
+  readonly store: WritableOffloadStore;
+  readonly limits: Readonly<OffloadLimits>;
+  /** Per-tool thresholds, as given in `tools` (checked). */
+  readonly tools: ToolLimits;
+  /** How tokens are counted (the `estimateTokens` option, checked). */
+  readonly measure: TokenMeasure;
+  /** The store it made (no `store` option): closed by `close()`. */
+  readonly #ownStore: WritableOffloadStore | undefined;
+  /**
+   * The keys it stored in this session, per thread (the newest 10,000 of each): when the store no
+   * longer knows one at all (its database deleted or wiped), a read says it was cleared, not never stored.
+   */
+  readonly #storedKeys = new Map<string, Set<string>>();
+
+  /**
+   * Options are checked here (O10): a value out of range throws a RangeError naming the option and
+   * its range; an unknown option name, or a value of the wrong kind, a TypeError naming it.
+   */
+  constructor(options: ToolOutputOffloadOptions = {}) {
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError('ToolOutputOffload: options must be an object');
+    const unknown = Object.keys(options).filter((name) => !optionNames.has(name));
+    if (unknown.length > 0) {
+      throw new TypeError(
+        `ToolOutputOffload: unknown option ${unknown.map((name) => quoteForMessage(name)).join(', ')}; the options are ${[...optionNames].join(', ')}`,
+      );
+    }
+    this.limits = Object.freeze(resolveLimits(options));
+    this.tools = resolveToolLimits(options.tools);
+    this.measure = measureOf('ToolOutputOffload', options.estimateTokens);
+    const store = options.store ?? defaultOffloadStore();
+    if (typeof store?.stage !== 'function' || typeof store.apply !== 'function') {
+      throw new TypeError('ToolOutputOffload: store must be an OffloadStore with its write contract (stage, apply, …)');
+    }
+    this.#ownStore = options.store === undefined ? store : undefined;
+    this.store = store;
+  }
+
+  /**
+   * The lines the offload adds to the system prompt (O12). They name only the read tools in
+   * `readTools` (default: all of them); with none, they say the model cannot read stored results back.
+   */
+  systemPrompt(options: { readTools?: readonly string[] } = {}): string {
+    const readTools = checkReadTools(options?.readTools, 'systemPrompt');
+    const read = readTools === undefined || readTools.includes('read_file');
+    const grep = readTools === undefined || readTools.includes('grep');
+    const how =
+      read && grep
+        ? 'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).'
+        : read
+          ? 'Read more of one with read_file (path, offset and limit in lines, from 0).'
+          : grep
+            ? 'Search one with grep (pattern, path).'
+            : 'You have no tool to read them back: they are kept for the app, and only the header and first lines reach you.';
+    return [
+      `Tool results over ${this.limits.thresholdTokens} tokens are stored as files under ${offloadMount} and replaced by a header and their first lines.`,
+      how,
+      'Old stored results may be evicted to save space; run the tool again if you need one back.',
+    ].join('\n');
+  }
+
+  /**
+   * What the model should see for one tool result, in one call (for a framework with no commit
+   * step of its own). Over the threshold it is stored (evicting the thread's oldest to keep the
+   * bound) and replaced by a header and its first lines naming its path; within it, unchanged. The
+   * path comes from `callId` and the text, and the store remembers it: the same result offered
+   * again gets the same text, storing and evicting nothing, even once evicted or from a new
+   * ToolOutputOffload over the same store (A1, A2). The outcome's `kind` says what happened; a
+   * store failure is kind 'failed', cut with a note (S3). Malformed input is a TypeError.
+   */
+  async offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
+    const outcome = await offloadResult(this.store, (toolName) => this.#limitsFor(toolName), input);
+    if (outcome.stored) this.#rememberStored(input.threadId, outcome.path.slice(offloadMount.length));
+    return outcome;
+  }
+
+  /**
+   * The first of two steps, for a runtime that applies results later (the built-in agent): decides
+   * what the model is shown and, over the threshold, stages the text where no reader sees it yet.
+   * A 'stored' outcome carries the `commit` to apply (`commitStaged`) when the result is kept; a
+   * turn that ends without it deletes what it staged. A malformed content is a TypeError.
+   */
+  async stageResult(call: ResultOfCall): Promise<StagedOutcome> {
+    const content = toContent(call.content, `result of tool "${call.toolName}"`);
+    const readTools = checkReadTools(call.readTools, 'stageResult');
+    const limits = { ...this.#limitsFor(call.toolName), readTools };
+    const outcome = await stageResult(this.store, limits, { ...call, content, text: joinText(content) });
+    if (outcome.commit) this.#rememberStored(call.threadId, call.key);
+    return outcome;
+  }
+
+  /**
+   * The second step: makes a staged result live in one store transaction, evicting the thread's
+   * oldest until it fits its bound (O3). A full quota never fails the run (S3): the failure is
+   * recorded and returned as `{ failed }` (reads of the path are served from the staged text, which
+   * the preview already names); any other store error is thrown.
+   */
+  async commitStaged(commit: OffloadCommit): Promise<{ applied: AppliedChange } | { failed: string }> {
+    try {
+      return { applied: await this.store.apply(commit) };
+    } catch (error) {
+      if (!isQuotaError(error)) throw error;
+      const path = resultPath(commit.key);
+      const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
+      const { threadId, key, toolName, bytes } = commit;
+      await recordFailure(this.store, { threadId, key, path, toolName, bytes, at: Date.now(), error: why });
+      return { failed: why };
+    }
+  }
+
+  /**
+   * A text within the threshold, for what is sent as it is rather than stored (a tool's error, a
+   * result that never reached the offload): unchanged when within it, else its start and a note
+   * saying it was cut and not stored (O9).
+   */
+  cutToThreshold(text: string, toolName?: string): string {
+    if (typeof text !== 'string') throw new TypeError(`cutToThreshold: text must be a string, got ${typeof text}`);
+    const threshold = toolName === undefined ? this.limits.thresholdTokens : this.thresholdFor(toolName);
+    return cutWithNote(text, threshold, { kind: 'over-threshold' }, this.measure);
+  }
+
+  /** The threshold results of `toolName` are held to: its own from `tools`, else `thresholdTokens`. */
+  thresholdFor(toolName: string): number {
+    return Object.hasOwn(this.tools, toolName) ? this.tools[toolName]!.thresholdTokens : this.limits.thresholdTokens;
+  }
+
+  /**
+   * Closes the store it made when none was given (its database connection and change channel), so
+   * the database can be deleted or upgraded at once; a store passed in is the caller's to close.
+   * A later use opens the store again.
+   */
+  async close(): Promise<void> {
+    await this.#ownStore?.close?.();
+  }
+
+  /** `await using offload = new ToolOutputOffload()` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #limitsFor(toolName: string): AppliedLimits {
+    return { ...this.limits, thresholdTokens: this.thresholdFor(toolName), measure: this.measure };
+  }
+
+  #rememberStored(threadId: string, key: string): void {
+    const keys = this.#storedKeys.get(threadId) ?? new Set<string>();
+    this.#storedKeys.set(threadId, keys);
+    keys.delete(key);
+    keys.add(key);
+    // A Set iterates in insertion order: the first is the oldest.
+    if (keys.size > 10_000) keys.delete(keys.values().next().value as string);
+  }
+
+  #storedBefore(threadId: string, key: string): boolean {
+    return this.#storedKeys.get(threadId)?.has(key) ?? false;
+  }
+}
+
+function checkReadTools(readTools: unknown, where: string): readonly string[] | undefined {
+  if (readTools === undefined) return undefined;
+  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
+    throw new TypeError(`${where}: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
+  }
+  return readTools;
+}

@@ -1,0 +1,28 @@
+import type { EmittedEvent } from './events.js';
+import type { ToolSpec } from './model.js';
+import type { ToolResult } from './outcome.js';
+
+export interface ToolContext {
+  threadId: string;
+  turnId: string;
+  /**
+   * The runtime's identity of this call: random, path-safe, saved in the checkpoint before the tool
+   * runs, and the same when `recover` runs the call again (R9).
+   */
+  idempotencyKey: string;
+  approved: boolean;
+  signal: AbortSignal;
+  state: Readonly<Record<string, unknown>>;
+  /** Reports a small event of this run (RunEvent), attributed to the middleware or tool it was given to. */
+  emit(event: EmittedEvent): void;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a tool list holds tools of many argument types
+export interface Tool<A = any> extends ToolSpec {
+  execute(args: A, context: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+/** Identity helper that gives `execute` its argument type. */
+export function tool<A>(definition: Tool<A>): Tool<A> {
+  return definition;
+}

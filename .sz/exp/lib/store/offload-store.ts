@@ -1,0 +1,259 @@
+/** One stored result, without its text. */
+export interface StoredResultInfo {
+  threadId: string;
+  /** The call's idempotency key. */
+  key: string;
+  path: string;
+  toolName: string;
+  /** UTF-8 bytes stored (after the cut). */
+  bytes: number;
+  /** UTF-8 bytes of the tool's text. */
+  originalBytes: number;
+  estimatedTokens: number;
+  truncated: boolean;
+  /** Position in the thread's eviction queue: higher is newer. */
+  seq: number;
+  createdAt: number;
+  /** Exactly the text the model was shown instead. */
+  preview: string;
+}
+
+export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
+
+export interface EvictionRecord {
+  threadId: string;
+  key: string;
+  path: string;
+  bytes: number;
+  at: number;
+  reason: EvictionReason;
+  /** The tool whose result this was; absent in records written before it was logged. */
+  toolName?: string;
+}
+
+export type StoreEvent =
+  | {
+      type: 'stored' | 'evicted' | 'restored';
+      threadId: string;
+      key: string;
+      totalBytes: number;
+    }
+  /** A result could not be stored (e.g. a full quota, S3); `error` says why. */
+  | { type: 'failed'; threadId: string; key: string; totalBytes: number; error: string };
+
+/** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
+export interface StoreFailure {
+  threadId: string;
+  key: string;
+  path: string;
+  toolName: string;
+  /** UTF-8 bytes that could not be stored. */
+  bytes: number;
+  at: number;
+  /** Why, in words (e.g. the QuotaExceededError's message). */
+  error: string;
+}
+
+/** The kinds of record a store keeps, as named in `UnreadableRecord.store` (IndexedDB's object stores). */
+export type UnreadableStore = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
+
+/**
+ * A stored record that cannot be read as what it should be (a field missing or of the wrong type, a
+ * chunk of text that is not text): another script, an older version of the app or a disk fault
+ * wrote it. It is skipped — never listed, counted or read as data — and reported here.
+ */
+export interface UnreadableRecord {
+  /** Which kind of record (the object store holding it). */
+  store: UnreadableStore;
+  /** Its key in that store, as text (an array key as JSON, e.g. `["chat-1","k1"]`). */
+  key: string;
+  /** The thread it belongs to, when the record says. */
+  threadId?: string;
+  /** What is wrong with it, in words (e.g. `bytes is missing`). */
+  reason: string;
+}
+
+/** What `stage` writes: the text and everything about it but its place in the queue. */
+export interface StagedResult extends Omit<StoredResultInfo, 'seq'> {
+  text: string;
+  /** The turn that staged it: `restoreTurn`/`settle` delete what a turn staged but never committed. */
+  turnId?: string;
+}
+
+/** How a result `offloadResult` stored was shown, so the same replacement is made again after its eviction. */
+export interface SeenDetails {
+  toolName: string;
+  thresholdTokens: number;
+  previewLines: number;
+  maxResultBytes: number;
+}
+
+/**
+ * A result `offloadResult` stored before: how it was shown, and its preview while it is live. The
+ * same result offered again gets the same text and is not stored again, also once evicted (A1, A2).
+ */
+export interface SeenResult extends SeenDetails {
+  /** Exactly the text the model was shown; absent once the entry is evicted. */
+  preview?: string;
+}
+
+/**
+ * One change, applied atomically (one transaction in a persistent store).
+ * `turnId` tags what the change did so an output Block can undo that turn (O8); a commit without
+ * one cannot be undone (what it evicts is deleted). A commit with `seen` records the result as seen
+ * (A1): if it already is, the staged copy is discarded and nothing is stored or evicted.
+ */
+export type StoreChange =
+  | {
+      type: 'commit';
+      threadId: string;
+      key: string;
+      turnId?: string;
+      maxTotalBytes: number;
+      seen?: SeenDetails;
+      /**
+       * The age limit: entries created (`createdAt`) before this time are evicted first, in the same
+       * transaction (reason 'expired'), texts and all, so no Block brings them back. Default: none.
+       */
+      expireBefore?: number;
+    }
+  | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' }
+  /** Evicts the thread's entries created before `before` (reason 'expired'), texts and all. */
+  | { type: 'expire'; threadId: string; before: number };
+
+export interface AppliedChange {
+  stored: string[];
+  evicted: EvictionRecord[];
+  totalBytes: number;
+  entries: number;
+}
+
+/** What `readLines` returns: the lines asked for and the text's line count. */
+export interface LinesRead {
+  text: string;
+  totalLines: number;
+}
+
+/** What `settle` deletes besides the named turns' undo data and staged leftovers. */
+export interface SettleOptions {
+  /**
+   * Staged results created (`createdAt`) before this time, whatever turn staged them: orphans of a
+   * tab that closed or crashed mid-turn. The undo copies of turns that last changed the store before
+   * it go too (what those turns stored stays undoable). The middleware passes an hour ago.
+   */
+  stagedBefore?: number;
+  /**
+   * The named turns' runs ended but the turns may still go on (a failed run that `recover` may
+   * continue): only what they evicted is deleted for good, and what they staged but never
+   * committed; `restoreTurn` still takes back what they stored. Default false: forget them entirely.
+   */
+  continuing?: boolean;
+}
+
+/**
+ * The UTF-8 bytes a store holds for a thread, by why it holds them: live entries (`totalBytes`),
+ * texts evicted by turns that may still be blocked (undo copies, O8), and staged texts not yet
+ * committed (or whose commit failed for a full quota, S3).
+ */
+export interface HeldText {
+  live: number;
+  undo: number;
+  staged: number;
+}
+
+/** What `list` and `evictions` read besides a thread's whole list. */
+export interface ListOptions {
+  /**
+   * Only the records of these keys (with a thread given): what change events named, so a reader
+   * such as the inspector reads what changed instead of the whole thread — a key's live entry for
+   * `list` (left out when it has none), every eviction record of the key for `evictions`. A custom
+   * store may ignore it and answer with the whole thread (callers filter).
+   */
+  keys?: readonly string[];
+}
+
+export interface OffloadStore {
+  /** Entries, oldest first; all threads when no thread is given; with `keys`, only those of the thread. */
+  list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
+  /**
+   * The stored text; throws a BackendError 'evicted' or 'not-found' (the built-in stores throw a
+   * StoreReadError, which carries why as data: the key's latest eviction record, or what is
+   * malformed in a result stored but unreadable). A result whose commit failed for a full quota
+   * (S3) is read from its staged text, so the path its preview names stays readable; it is in no
+   * list or total.
+   */
+  read(threadId: string, key: string): Promise<string>;
+  /**
+   * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
+   * end; no limit reads to the end), and how many lines the text has. Reads only the part of the
+   * text that holds them (limit 0 reads none). Throws, and falls back to a staged text, like `read`.
+   */
+  readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
+  /**
+   * The eviction log, oldest first; all threads when no thread is given; with `keys`, only the
+   * records of those keys of the thread (read through the key, not the whole log).
+   */
+  evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]>;
+  totalBytes(threadId: string): Promise<number>;
+  subscribe(listener: (event: StoreEvent) => void): () => void;
+  /**
+   * Results that could not be stored (a full quota, a store error: each was cut with a note instead,
+   * and the run went on, S3), oldest first; all threads when no thread is given.
+   */
+  failures(threadId?: string): Promise<StoreFailure[]>;
+
+  /**
+   * The result `offloadResult` stored under `key` (a commit with `seen`), whether or not it is still
+   * live; undefined when there is none. The store keeps these for at least a thread's newest 10,000 results.
+   */
+  seen(threadId: string, key: string): Promise<SeenResult | undefined>;
+
+  /**
+   * Writes a result's text where no reader sees it yet, before the model is shown its path; may throw
+   * QuotaExceededError, and the offload then cuts the result instead of naming that path (S3).
+   */
+  stage(result: StagedResult): Promise<void>;
+  /**
+   * Makes a staged result live, drops entries, or expires them. A commit replaces the key's own older entry
+   * (reason 'replaced') and evicts the oldest (reason 'bound') until the thread fits maxTotalBytes.
+   * A commit whose staged text is missing (already committed, or never staged) changes nothing.
+   * A commit refused for a full quota is retried after evicting the thread's oldest entry (reason
+   * 'bound', its text deleted to free room; each eviction its own transaction) until it goes
+   * through or nothing is left to evict; then the QuotaExceededError is thrown, and the staged
+   * text stays, so reads of the key are served from it.
+   */
+  apply(change: StoreChange): Promise<AppliedChange>;
+  /**
+   * Undoes everything the turn did: its entries go (reason 'blocked'), what it evicted comes back.
+   * Another writer may have committed since, so the oldest entries are then evicted (reason
+   * 'bound') until the thread fits `maxTotalBytes` again — in the same transaction.
+   */
+  restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void>;
+  /**
+   * Forgets how to undo the named turns, which have finished: what they evicted is deleted for
+   * good, and so is what they staged but never committed (except a result whose commit failed and
+   * was reported, which still serves reads until the thread is cleared). Other turns, maybe still
+   * running in another agent, are left alone. With `continuing`, what they stored can still be
+   * taken back by `restoreTurn`.
+   */
+  settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
+  /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */
+  reportFailure(failure: StoreFailure): Promise<void>;
+  /**
+   * Deletes a thread's entries, staged texts, undo data, seen results and failures. The eviction
+   * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
+   * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
+   * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.
+   */
+  clearThread(threadId: string): Promise<void>;
+  /**
+   * Records found malformed, of one thread (or all): they are skipped by every read and listed
+   * here, with their keys, for the inspector. Optional for custom stores.
+   */
+  unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
+  /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
+  close?(): Promise<void>;
+}
+
+/** The write contract a store gives the offload (its commit protocol), beside the reads. */
+export type WritableOffloadStore = OffloadStore;

@@ -1,0 +1,235 @@
+import { isRecord, quoteForMessage } from '../shared/checks.js';
+import type { UnreadableRecord, UnreadableStore } from './offload-store.js';
+import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
+
+/**
+ * Records read back from a database are input: any script of the origin, an extension, an older
+ * version of the app or a disk fault may have written them. Each kind is checked field by field
+ * when read; a malformed one is skipped (never handed on as data) and reported, with its key, so
+ * the inspector can show it as unreadable.
+ */
+
+type FieldCheck = [name: string, expected: string, holds: (value: unknown) => boolean];
+
+const text = (value: unknown) => typeof value === 'string';
+const name = (value: unknown) => typeof value === 'string' && value !== '';
+const count = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const positive = (value: unknown) => count(value) && (value as number) >= 1;
+const time = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+const flag = (value: unknown) => typeof value === 'boolean';
+const counts = (value: unknown) => Array.isArray(value) && value.every(count);
+const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
+
+const infoFields: FieldCheck[] = [
+  ['threadId', 'a non-empty string', name],
+  ['key', 'a non-empty string', name],
+  ['path', 'a string', text],
+  ['toolName', 'a string', text],
+  ['bytes', 'a count of bytes', count],
+  ['originalBytes', 'a count of bytes', count],
+  ['estimatedTokens', 'a count', count],
+  ['truncated', 'a boolean', flag],
+  ['createdAt', 'a time in milliseconds', time],
+  ['preview', 'a string', text],
+  ['textId', 'a non-empty string', name],
+  ['chunkNewlines', 'an array of counts', counts],
+  ['lines', 'a count', count],
+];
+
+const entryFields: FieldCheck[] = [...infoFields, ['seq', 'a positive integer', positive]];
+
+const evictionFields: FieldCheck[] = [
+  ['id', 'a positive integer', positive],
+  ['threadId', 'a non-empty string', name],
+  ['key', 'a non-empty string', name],
+  ['path', 'a string', text],
+  ['bytes', 'a count of bytes', count],
+  ['at', 'a time in milliseconds', time],
+  ['reason', 'an eviction reason', (value) => typeof value === 'string' && reasons.has(value)],
+  ['turnId', 'a string', text],
+  ['seq', 'a positive integer', positive],
+  // Absent in records logged before evictions named their tool.
+  ['toolName', 'a string or absent', (value) => value === undefined || text(value)],
+];
+
+const failureFields: FieldCheck[] = [
+  ['threadId', 'a non-empty string', name],
+  ['key', 'a string', text],
+  ['path', 'a string', text],
+  ['toolName', 'a string', text],
+  ['bytes', 'a count of bytes', count],
+  ['at', 'a time in milliseconds', time],
+  ['error', 'a string', text],
+];
+
+const threadFields: FieldCheck[] = [
+  ['threadId', 'a non-empty string', name],
+  ['totalBytes', 'a count of bytes', count],
+  ['nextSeq', 'a positive integer', positive],
+  ['entries', 'a count', count],
+  ['maxTotalBytes', 'a positive integer or absent', (value) => value === undefined || positive(value)],
+];
+
+/** The first field of `record` that fails its check, in words; undefined when all hold. */
+function fieldProblem(record: unknown, fields: readonly FieldCheck[]): string | undefined {
+  if (!isRecord(record)) return `it is ${quoteForMessage(record)}, not a record`;
+  for (const [field, expected, holds] of fields) {
+    const value = record[field];
+    if (!holds(value))
+      return value === undefined ? `${field} is missing` : `${field} is ${quoteForMessage(value)}, not ${expected}`;
+  }
+  return undefined;
+}
+
+/** A text's layout: its line count agrees with its chunks' newlines (a last line may lack one). */
+function layoutProblem(record: { chunkNewlines: number[]; lines: number }): string | undefined {
+  const newlines = record.chunkNewlines.reduce((sum, n) => sum + n, 0);
+  const extra = record.lines - newlines;
+  if (extra === 0 || (extra === 1 && record.chunkNewlines.length > 0)) return undefined;
+  return `lines is ${record.lines}, which its chunks' ${newlines} newlines cannot hold`;
+}
+
+const seenFields: FieldCheck[] = [
+  ['threadId', 'a non-empty string', name],
+  ['key', 'a non-empty string', name],
+  ['seq', 'a positive integer', positive],
+  ['toolName', 'a string', text],
+  ['thresholdTokens', 'a count', count],
+  ['previewLines', 'a count', count],
+  ['maxResultBytes', 'a count of bytes', count],
+];
+
+export function seenProblem(record: unknown): string | undefined {
+  return fieldProblem(record, seenFields);
+}
+
+export function entryProblem(record: unknown): string | undefined {
+  return fieldProblem(record, entryFields) ?? layoutProblem(record as EntryRecord);
+}
+
+/** What `stage` is given: a result's info (no text layout yet; the text is checked apart). */
+export function stagedResultProblem(result: unknown): string | undefined {
+  const problem = fieldProblem(
+    result,
+    infoFields.slice(
+      0,
+      infoFields.findIndex(([field]) => field === 'textId'),
+    ),
+  );
+  if (problem) return problem;
+  const turnId = (result as StagedRecord).turnId;
+  return turnId === undefined || typeof turnId === 'string' ? undefined : `turnId is ${quoteForMessage(turnId)}`;
+}
+
+export function stagedProblem(record: unknown): string | undefined {
+  const problem = fieldProblem(record, infoFields) ?? layoutProblem(record as StagedRecord);
+  if (problem) return problem;
+  const turnId = (record as StagedRecord).turnId;
+  return turnId === undefined || typeof turnId === 'string' ? undefined : `turnId is ${quoteForMessage(turnId)}`;
+}
+
+export function evictionProblem(record: unknown): string | undefined {
+  return fieldProblem(record, evictionFields);
+}
+
+export function failureProblem(record: unknown): string | undefined {
+  return fieldProblem(record, failureFields);
+}
+
+export function threadProblem(record: unknown): string | undefined {
+  const problem = fieldProblem(record, threadFields);
+  if (problem) return problem;
+  const thread = record as ThreadRecord;
+  if (thread.entries === 0 && thread.totalBytes !== 0) return `totalBytes is ${thread.totalBytes} with no entries`;
+  return undefined;
+}
+
+export function undoProblem(record: unknown): string | undefined {
+  const problem = fieldProblem(record, [
+    ['threadId', 'a non-empty string', name],
+    ['turnId', 'a string', text],
+    ['steps', 'an array', Array.isArray],
+    ['at', 'a time in milliseconds or absent', (value) => value === undefined || time(value)],
+  ]);
+  if (problem) return problem;
+  for (const [index, step] of (record as UndoRecord).steps.entries()) {
+    const kind = isRecord(step) ? step.kind : undefined;
+    const stepProblem =
+      kind === 'stored'
+        ? fieldProblem(step, [
+            ['key', 'a non-empty string', name],
+            ['seq', 'a positive integer', positive],
+          ])
+        : kind === 'evicted'
+          ? entryProblem((step as { entry?: unknown }).entry)
+          : `kind is ${quoteForMessage(kind)}`;
+    if (stepProblem) return `step ${index}: ${stepProblem}`;
+  }
+  return undefined;
+}
+
+/** A chunk of text is a string; anything else (an object, a number) is not text. */
+export function chunkProblem(chunk: unknown): string | undefined {
+  if (typeof chunk === 'string') return undefined;
+  return `${chunk !== null && typeof chunk === 'object' ? 'an object' : quoteForMessage(chunk)}, not text`;
+}
+
+/** A record's key in its object store, as text (an array key as JSON), for reports. */
+export function keyText(key: unknown): string {
+  return typeof key === 'string' ? key : quoteForMessage(key);
+}
+
+/**
+ * The unreadable records a store's reads have met, by object store and key (each warned about
+ * once). A record read again fine (rewritten since) is forgotten.
+ */
+export class UnreadableLog {
+  readonly #found = new Map<string, { record: UnreadableRecord; key: unknown }>();
+
+  report(store: UnreadableStore, key: unknown, reason: string, threadId?: string): void {
+    const record: UnreadableRecord = { store, key: keyText(key), reason };
+    if (threadId !== undefined) record.threadId = threadId;
+    const id = `${store} ${record.key}`;
+    if (!this.#found.has(id)) {
+      console.warn(`tool-output-offload: skipped an unreadable ${store} record ${record.key}: ${reason}`);
+    }
+    this.#found.set(id, { record, key });
+  }
+
+  /** Checks a record with `problem`: the record when it holds, else undefined (and reported). */
+  check<T>(
+    store: UnreadableStore,
+    key: unknown,
+    record: unknown,
+    problem: (record: unknown) => string | undefined,
+  ): T | undefined {
+    if (record === undefined) return undefined;
+    const reason = problem(record);
+    if (reason === undefined) {
+      if (this.#found.size > 0) this.forget(store, key);
+      return record as T;
+    }
+    this.report(store, key, reason, threadOf(record));
+    return undefined;
+  }
+
+  /** The reports of one kind of record (and one thread), with each record's key as it is in the store. */
+  found(store: UnreadableStore, threadId?: string): Array<{ record: UnreadableRecord; key: unknown }> {
+    return [...this.#found.values()].filter(
+      ({ record }) => record.store === store && (threadId === undefined || record.threadId === threadId),
+    );
+  }
+
+  forget(store: UnreadableStore, key: unknown): void {
+    this.#found.delete(`${store} ${keyText(key)}`);
+  }
+
+  forgetThread(threadId: string): void {
+    for (const [id, { record }] of this.#found) if (record.threadId === threadId) this.#found.delete(id);
+  }
+}
+
+/** The thread a record names, when it names one. */
+export function threadOf(record: unknown): string | undefined {
+  return isRecord(record) && typeof record.threadId === 'string' ? record.threadId : undefined;
+}

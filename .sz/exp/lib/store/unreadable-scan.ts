@@ -1,0 +1,84 @@
+import { isRecord } from '../shared/checks.js';
+import { type OffloadStoreName, type OffloadTransaction, textRange, threadRange } from './indexeddb-schema.js';
+import type { UnreadableRecord } from './offload-store.js';
+import {
+  entryProblem,
+  evictionProblem,
+  failureProblem,
+  keyText,
+  seenProblem,
+  stagedProblem,
+  threadOf,
+  threadProblem,
+  type UnreadableLog,
+  undoProblem,
+} from './record-checks.js';
+
+/** Each kind of record but chunks: how to check one, and its key in its object store. */
+const kinds: Array<{
+  name: Exclude<OffloadStoreName, 'chunks'>;
+  problem: (record: unknown) => string | undefined;
+  keyOf: (record: Record<string, unknown>) => unknown;
+}> = [
+  { name: 'threads', problem: threadProblem, keyOf: (record) => record.threadId },
+  { name: 'entries', problem: entryProblem, keyOf: (record) => [record.threadId, record.key] },
+  { name: 'staged', problem: stagedProblem, keyOf: (record) => [record.threadId, record.key] },
+  { name: 'undo', problem: undoProblem, keyOf: (record) => [record.threadId, record.turnId] },
+  { name: 'evictions', problem: evictionProblem, keyOf: (record) => record.id },
+  { name: 'failures', problem: failureProblem, keyOf: (record) => record.id },
+  { name: 'seen', problem: seenProblem, keyOf: (record) => [record.threadId, record.key] },
+];
+
+/** The records of one kind, of one thread (or all), as stored. */
+async function recordsOf(tx: OffloadTransaction, name: Exclude<OffloadStoreName, 'chunks'>, threadId?: string) {
+  const store = tx.objectStore(name);
+  if (threadId === undefined) return (await store.getAll()) as unknown[];
+  if (name === 'threads') return [await store.get(threadId)].filter((record) => record !== undefined) as unknown[];
+  if (name === 'evictions' || name === 'failures') {
+    return (await tx.objectStore(name).index('byThread').getAll(threadId)) as unknown[];
+  }
+  return (await store.getAll(threadRange(threadId))) as unknown[];
+}
+
+/**
+ * The malformed records of one thread (or all), read anew in `tx`: every kind of record, and the
+ * chunks that reads found not to be text (a text is read only when asked for, so only they are known).
+ */
+export async function unreadableRecords(
+  tx: OffloadTransaction,
+  log: UnreadableLog,
+  threadId?: string,
+): Promise<UnreadableRecord[]> {
+  const found: UnreadableRecord[] = [];
+  for (const { name, problem, keyOf } of kinds) {
+    for (const record of await recordsOf(tx, name, threadId)) {
+      const reason = problem(record);
+      if (reason === undefined) continue;
+      const key = isRecord(record) ? keyOf(record) : undefined;
+      const owner = name === 'threads' ? threadId : threadOf(record);
+      found.push({ store: name, key: keyText(key), ...(owner === undefined ? {} : { threadId: owner }), reason });
+    }
+  }
+  for (const { record, key } of log.found('chunks', threadId)) {
+    const chunk: unknown = await tx.objectStore('chunks').get(key as [string, number]);
+    if (chunk !== undefined && typeof chunk !== 'string') found.push({ ...record });
+    else log.forget('chunks', key);
+  }
+  return found;
+}
+
+/** Deletes the thread's malformed records, which checked reads skip (clearThread deletes the rest). */
+export async function clearUnreadable(tx: OffloadTransaction, threadId: string): Promise<void> {
+  for (const { name, problem } of kinds) {
+    if (name === 'failures') continue; // all of the thread's go anyway
+    const store = tx.objectStore(name);
+    const source = name === 'evictions' ? tx.objectStore('evictions').index('byThread') : store;
+    const range = name === 'evictions' || name === 'threads' ? IDBKeyRange.only(threadId) : threadRange(threadId);
+    for (let cursor = await source.openCursor(range); cursor; cursor = await cursor.continue()) {
+      if (problem(cursor.value) === undefined) continue;
+      const textId = (cursor.value as { textId?: unknown }).textId;
+      if (typeof textId === 'string') await tx.objectStore('chunks').delete(textRange(textId));
+      await store.delete(cursor.primaryKey as never);
+    }
+  }
+}
