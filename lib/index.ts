@@ -46,18 +46,17 @@ export { estimateTokens } from './shared/text.js';
 export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './store/indexeddb-store.js';
 export { MemoryOffloadStore, type MemoryOffloadStoreOptions } from './store/memory-store.js';
 export type {
+  AppliedChange,
   EvictionRecord,
-  HeldText,
   ListOptions,
   OffloadStore,
-  SeenDetails,
-  SeenResult,
-  SettleOptions,
+  StagedResult,
+  StoreChange,
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
   UnreadableRecord,
-  UnreadableStore,
+  WritableOffloadStore,
 } from './store/offload-store.js';
 export { StoreReadError } from './store/store-read-error.js';
 export {

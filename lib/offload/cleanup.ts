@@ -1,5 +1,5 @@
 import { joinText, type Message } from '../runtime/messages.js';
-import type { OffloadStore, StoreChange } from '../store/offload-store.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
 import { resultKeysInText } from './result-path.js';
 
 /**
@@ -41,7 +41,7 @@ interface ThreadCleanup {
 export class SummaryCleanup {
   readonly #threads = new Map<string, ThreadCleanup>();
 
-  constructor(readonly store: OffloadStore) {}
+  constructor(readonly store: WritableOffloadStore) {}
 
   /** The drop for this step, or undefined when there is nothing to drop (or no summary). The bound never depends on it. */
   async drop(

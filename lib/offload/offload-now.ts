@@ -1,7 +1,7 @@
 import type { ContentPart } from '../runtime/messages.js';
 import { joinText, toContent } from '../runtime/messages.js';
 import { checkThreadId, quoteForMessage } from '../shared/checks.js';
-import type { OffloadStore, SeenDetails, SeenResult } from '../store/offload-store.js';
+import type { SeenDetails, SeenResult, WritableOffloadStore } from '../store/offload-store.js';
 import { charsPerTokenMeasure } from '../tokens/token-measure.js';
 import {
   type AppliedLimits,
@@ -99,7 +99,7 @@ function shownAgain(
 }
 
 export async function offloadNow(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   limits: AppliedLimits,
   input: OffloadResultInput,
 ): Promise<OffloadedResult> {
@@ -171,7 +171,7 @@ export async function offloadNow(
  * Evicts the thread's results older than `maxAgeMs` on its own (a call that commits nothing). A
  * store failure here never fails the call (S3): the next call on the thread tries again.
  */
-async function expireAlone(store: OffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
+async function expireAlone(store: WritableOffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
   const { expireBefore } = expiryOf(maxAgeMs);
   if (expireBefore === undefined) return;
   await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);

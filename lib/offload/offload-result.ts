@@ -2,7 +2,7 @@ import { idempotencyKeyProblem } from '../runtime/ids.js';
 import type { ContentPart } from '../runtime/messages.js';
 import { isTextPart, joinText, toContent } from '../runtime/messages.js';
 import { cutToBytes, utf8Bytes } from '../shared/text.js';
-import type { OffloadStore, StoreChange, StoreFailure } from '../store/offload-store.js';
+import type { StoreChange, StoreFailure, WritableOffloadStore } from '../store/offload-store.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote } from './cut.js';
 import type { OffloadLimits } from './options.js';
@@ -134,7 +134,7 @@ export function notStoredDecision(
  * path is named for a text that was not written. Throws a TypeError for malformed content.
  */
 export async function offloadToolResult(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   limits: AppliedLimits,
   result: ToolResultToOffload,
   /** The text's tokens, when the caller found it over the threshold already. */

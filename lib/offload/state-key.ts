@@ -1,7 +1,7 @@
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isQuotaError } from '../shared/errors.js';
-import type { OffloadStore, StoreChange } from '../store/offload-store.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
 import type { PendingCommits, StagedDetails } from './pending-commits.js';
 import { reportStoreFailure } from './report-failure.js';
 import { resultPath } from './result-path.js';
@@ -85,7 +85,7 @@ function checkStoreChange(update: unknown, threadId: string): StoreChange | Sett
 }
 
 async function reportCommitFailure(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   change: Extract<StoreChange, { type: 'commit' }>,
   staged: StagedDetails | undefined,
   error: Error,
@@ -107,7 +107,11 @@ async function reportCommitFailure(
   });
 }
 
-async function currentValue(store: OffloadStore, threadId: string, turns: string[]): Promise<OffloadStateValue> {
+async function currentValue(
+  store: WritableOffloadStore,
+  threadId: string,
+  turns: string[],
+): Promise<OffloadStateValue> {
   const [entries, totalBytes] = await Promise.all([store.list(threadId), store.totalBytes(threadId)]);
   return { entries: entries.length, totalBytes, turns };
 }
@@ -123,7 +127,7 @@ function withTurn(turns: string[], turnId: string): string[] {
  * in the store: what it stored goes, what it evicted comes back (O8).
  */
 export function offloadStateKey(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   pending: PendingCommits,
   maxTotalBytes: number,
 ): StateKey<OffloadStateValue> {
@@ -175,7 +179,7 @@ export function offloadStateKey(
  * and never committed goes too, once the stagings still being written are done.
  */
 async function endTurn(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   pending: PendingCommits,
   current: OffloadStateValue,
   ending: TurnEnd,

@@ -6,7 +6,7 @@ import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runt
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
-import type { OffloadStore } from '../store/offload-store.js';
+import type { WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import { SummaryCleanup } from './cleanup.js';
 import { cutWithNote } from './cut.js';
@@ -51,7 +51,7 @@ export interface ToolOutputOffloadOptions {
   /** Thresholds by tool name, for tools whose results should stay whole longer (or shorter); each at least 1000. */
   tools?: { [toolName: string]: { thresholdTokens: number } };
   /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
-  store?: OffloadStore;
+  store?: WritableOffloadStore;
 }
 
 /**
@@ -66,7 +66,7 @@ export class ToolOutputOffload implements Middleware {
   static readonly mount = offloadMount;
 
   readonly name = 'ToolOutputOffload';
-  readonly store: OffloadStore;
+  readonly store: WritableOffloadStore;
   readonly limits: Readonly<OffloadLimits>;
   /** Per-tool thresholds, as given in `tools` (checked). */
   readonly tools: ToolLimits;
@@ -78,7 +78,7 @@ export class ToolOutputOffload implements Middleware {
   readonly #readToolsOfTurn = new Map<string, readonly string[]>();
   readonly #storedKeys = new StoredKeys();
   /** The store it made (no `store` option): closed by `close()`. */
-  readonly #ownStore: OffloadStore | undefined;
+  readonly #ownStore: WritableOffloadStore | undefined;
 
   constructor(options: ToolOutputOffloadOptions = {}) {
     if (typeof options !== 'object' || options === null) {
