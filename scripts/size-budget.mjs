@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 const budgets = {
   'dist/index.js': 44_150, // streaming models and the SSE reader; token estimates (estimateTokensByScript, the measure); evictions by key; per-tool thresholds on file-tool pages
   'dist/inspector.js': 20_100, // +77 B when its constants became module-local: the unminified library build inlines only exported ones
-  'dist/testing.js': 1_000,
+  'dist/testing.js': 8_000,
   'dist/langchain.js': 2_500,
   'dist/ai-sdk.js': 2_000,
 };
