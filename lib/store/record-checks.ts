@@ -26,8 +26,8 @@ const counts = (value: unknown) => Array.isArray(value) && value.every(count);
 const infoFields: FieldCheck[] = [
   ['threadId', 'a non-empty string', name],
   ['key', 'a non-empty string', name],
-  ['path', 'a string', text],
-  ['toolName', 'a string', text],
+  ['path', 'a non-empty string', name],
+  ['toolName', 'a non-empty string', name],
   ['bytes', 'a count of bytes', count],
   ['originalBytes', 'a count of bytes', count],
   ['estimatedTokens', 'a count', count],
