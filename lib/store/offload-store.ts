@@ -18,19 +18,29 @@ export interface StoredResultInfo {
   preview: string;
 }
 
+/** Why an entry left the store: see `EvictionRecord.reason`. */
 export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
 
+/** One eviction in a thread's log (kept for the newest `logRetention` a thread, S1). */
 export interface EvictionRecord {
   threadId: string;
   key: string;
   path: string;
+  /** UTF-8 bytes the entry held. */
   bytes: number;
+  /** When, in ms since 1970. */
   at: number;
+  /**
+   * 'bound': the oldest, to fit maxTotalBytes (O3); 'summarized': a summary covers it (O7);
+   * 'blocked': its turn was undone (O8); 'replaced': a rerun of the call; 'expired': the age limit
+   * (O13); 'cleared': clearThread.
+   */
   reason: EvictionReason;
   /** The tool whose result this was; absent in records written before it was logged. */
   toolName?: string;
 }
 
+/** A change a store tells its subscribers once it is kept, with the thread's total after it. */
 export type StoreEvent =
   | {
       type: 'stored' | 'evicted' | 'restored';
@@ -118,6 +128,7 @@ export type StoreChange =
   /** Evicts the thread's entries created before `before` (reason 'expired'), texts and all. */
   | { type: 'expire'; threadId: string; before: number };
 
+/** What `apply` did: the keys it made live, what it evicted, and the thread's total and entry count after. */
 export interface AppliedChange {
   stored: string[];
   evicted: EvictionRecord[];
