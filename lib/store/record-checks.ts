@@ -1,10 +1,9 @@
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isEvictionReason } from './eviction-words.js';
 import type { UnreadableRecord } from './offload-store.js';
+import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 
 type RecordKind = UnreadableRecord['store'];
-
-import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 
 /**
  * Records read back from a database are input: any script of the origin, an extension, an older
