@@ -29,6 +29,8 @@ export default defineConfig({
         /^ai(\/.*)?$/,
         /^langchain(\/.*)?$/,
         /^@langchain\//,
+        // The testing entry's store contract runs in the app's own vitest.
+        /^vitest(\/.*)?$/,
       ],
     },
   },

@@ -3,6 +3,8 @@ import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } fr
 import { isModelStream, replyShape } from './runtime/model-stream.js';
 import { isRecord } from './shared/checks.js';
 
+export { type StoreContractOptions, storeContract } from './testing/store-contract.js';
+
 /** A reply, a stream of parts, or a function of the request giving either. */
 export type ScriptedStep =
   | ModelReply

@@ -13,7 +13,7 @@ const entryBudgets = {
   // it is built: at most what the main entry holds today; set from its first build after the re-cut.
   'dist/agent.js': 44_150,
   'dist/inspector.js': 20_100, // +77 B when its constants became module-local: the unminified library build inlines only exported ones
-  'dist/testing.js': 1_000,
+  'dist/testing.js': 8_000,
   'dist/langchain.js': 2_500,
   'dist/ai-sdk.js': 2_000,
 };

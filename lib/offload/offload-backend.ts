@@ -6,7 +6,7 @@ import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../b
 import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
 import { BackendError } from '../shared/errors.js';
 import { isIdempotencyKey } from '../shared/ids.js';
-import type { LinesRead, OffloadStore, StoredResultInfo } from '../store/offload-store.js';
+import type { LinesRead, StoredResultInfo, WritableOffloadStore } from '../store/offload-store.js';
 import { readFailureInWords } from './read-failure-words.js';
 import { offloadMount } from './result-path.js';
 
@@ -36,7 +36,7 @@ export class OffloadBackend implements Backend {
   readonly #storedBefore: (key: string) => boolean;
 
   constructor(
-    readonly store: OffloadStore,
+    readonly store: WritableOffloadStore,
     readonly threadId: string,
     options: OffloadBackendOptions = {},
   ) {

@@ -11,7 +11,7 @@ import {
   UnreadableLog,
   undoProblem,
 } from './record-checks.js';
-import { failureRecord } from './store-failures.js';
+import { failureFields } from './store-failures.js';
 import {
   defaultLogRetention,
   type EntryRecord,
@@ -215,8 +215,7 @@ export class IdbTx implements StoreTx {
     const all = await (threadId === undefined ? failures.getAll() : failures.index('byThread').getAll(threadId));
     return all.flatMap((record) => {
       const failure = this.unreadable.check<StoreFailure>('failures', record?.id, record, failureProblem);
-      // Only its fields (not its id, nor whatever else another writer added).
-      return failure ? [failureRecord(failure)] : [];
+      return failure ? [failureFields(failure)] : [];
     });
   }
   async addFailure(record: StoreFailure) {

@@ -18,19 +18,29 @@ export interface StoredResultInfo {
   preview: string;
 }
 
+/** Why an entry left the store: see `EvictionRecord.reason`. */
 export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
 
+/** One eviction in a thread's log (kept for the newest `logRetention` a thread, S1). */
 export interface EvictionRecord {
   threadId: string;
   key: string;
   path: string;
+  /** UTF-8 bytes the entry held. */
   bytes: number;
+  /** When, in ms since 1970. */
   at: number;
+  /**
+   * 'bound': the oldest, to fit maxTotalBytes (O3); 'summarized': a summary covers it (O7);
+   * 'blocked': its turn was undone (O8); 'replaced': a rerun of the call; 'expired': the age limit
+   * (O13); 'cleared': clearThread.
+   */
   reason: EvictionReason;
   /** The tool whose result this was; absent in records written before it was logged. */
   toolName?: string;
 }
 
+/** A change a store tells its subscribers once it is kept, with the thread's total after it. */
 export type StoreEvent =
   | {
       type: 'stored' | 'evicted' | 'restored';
@@ -54,9 +64,6 @@ export interface StoreFailure {
   error: string;
 }
 
-/** The kinds of record a store keeps, as named in `UnreadableRecord.store` (IndexedDB's object stores). */
-export type UnreadableStore = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
-
 /**
  * A stored record that cannot be read as what it should be (a field missing or of the wrong type, a
  * chunk of text that is not text): another script, an older version of the app or a disk fault
@@ -64,7 +71,7 @@ export type UnreadableStore = 'entries' | 'chunks' | 'staged' | 'evictions' | 'u
  */
 export interface UnreadableRecord {
   /** Which kind of record (the object store holding it). */
-  store: UnreadableStore;
+  store: 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
   /** Its key in that store, as text (an array key as JSON, e.g. `["chat-1","k1"]`). */
   key: string;
   /** The thread it belongs to, when the record says. */
@@ -121,6 +128,7 @@ export type StoreChange =
   /** Evicts the thread's entries created before `before` (reason 'expired'), texts and all. */
   | { type: 'expire'; threadId: string; before: number };
 
+/** What `apply` did: the keys it made live, what it evicted, and the thread's total and entry count after. */
 export interface AppliedChange {
   stored: string[];
   evicted: EvictionRecord[];
@@ -172,6 +180,11 @@ export interface ListOptions {
   keys?: readonly string[];
 }
 
+/**
+ * The store as an app and the inspector see it: what is stored, what was evicted and why, the
+ * totals, and a change feed; every method only reads. The offload writes through the wider
+ * WritableOffloadStore, which the built-in stores implement.
+ */
 export interface OffloadStore {
   /** Entries, oldest first; all threads when no thread is given; with `keys`, only those of the thread. */
   list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
@@ -184,49 +197,78 @@ export interface OffloadStore {
    */
   read(threadId: string, key: string): Promise<string>;
   /**
-   * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
-   * end; no limit reads to the end), and how many lines the text has. Reads only the part of the
-   * text that holds them (limit 0 reads none). Throws, and falls back to a staged text, like `read`.
-   */
-  readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
-  /**
    * The eviction log, oldest first; all threads when no thread is given; with `keys`, only the
    * records of those keys of the thread (read through the key, not the whole log).
    */
   evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]>;
+  /** The UTF-8 bytes of the thread's live entries (0 for a thread never written). */
   totalBytes(threadId: string): Promise<number>;
+  /**
+   * Calls `listener` with each change once it is kept (`stored`, `evicted`, `restored`, `failed`),
+   * with the thread's total after it; returns how to stop. A listener that throws harms no other.
+   */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /**
    * Results that could not be stored (a full quota, a store error: each was cut with a note instead,
    * and the run went on, S3), oldest first; all threads when no thread is given.
    */
   failures(threadId?: string): Promise<StoreFailure[]>;
+  /**
+   * Records found malformed, of one thread (or all): they are skipped by every read and listed
+   * here, with their keys, for the inspector (S2). Optional for custom stores.
+   */
+  unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
+  /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
+  close?(): Promise<void>;
+}
 
+/**
+ * The write protocol the offload runs against a store: what a custom store implements besides the
+ * reads. A result is staged (written where no reader sees it) before the model is shown its path,
+ * then made live by a commit that evicts, in the same atomic unit, until the thread fits its bound
+ * (S1, O3); a turn's changes can be undone by an output Block until the turn settles (O8). Each
+ * method is one atomic unit (one transaction in a persistent store). `storeContract` in
+ * `tool-output-offload/testing` checks every rule below against a store.
+ */
+export interface WritableOffloadStore extends OffloadStore {
+  /**
+   * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
+   * end; no limit reads to the end), and how many lines the text has (a last line without a
+   * newline counts). Reads only the part of the text that holds them (limit 0 reads none): the file
+   * tools page through stored results with it. Throws, and falls back to a staged text, like `read`;
+   * a bad offset or limit is a RangeError naming it.
+   */
+  readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
   /**
    * The result `offloadResult` stored under `key` (a commit with `seen`), whether or not it is still
-   * live; undefined when there is none. The store keeps these for at least a thread's newest 10,000 results.
+   * live; undefined when there is none (A1, A2). The store keeps these for at least a thread's
+   * newest 10,000 results, apart from the eviction log's retention.
    */
   seen(threadId: string, key: string): Promise<SeenResult | undefined>;
-
   /**
-   * Writes a result's text where no reader sees it yet, before the model is shown its path; may throw
+   * Writes a result's text where no reader sees it yet (no list, total or read shows it), before
+   * the model is shown its path; staging a key again replaces its staged text, never its live one.
+   * Checks every field as reads will (a bad one is a TypeError naming it). May throw
    * QuotaExceededError, and the offload then cuts the result instead of naming that path (S3).
    */
   stage(result: StagedResult): Promise<void>;
   /**
-   * Makes a staged result live, drops entries, or expires them. A commit replaces the key's own older entry
-   * (reason 'replaced') and evicts the oldest (reason 'bound') until the thread fits maxTotalBytes.
-   * A commit whose staged text is missing (already committed, or never staged) changes nothing.
-   * A commit refused for a full quota is retried after evicting the thread's oldest entry (reason
-   * 'bound', its text deleted to free room; each eviction its own transaction) until it goes
-   * through or nothing is left to evict; then the QuotaExceededError is thrown, and the staged
-   * text stays, so reads of the key are served from it.
+   * Makes a staged result live, drops entries, or expires them (StoreChange). A commit replaces the
+   * key's own older entry (reason 'replaced') and evicts the oldest (reason 'bound') until the
+   * thread fits the smallest maxTotalBytes any commit to it gave (O3); a result larger than that
+   * is a RangeError. A commit whose staged text is missing (already committed, or never staged)
+   * changes nothing. A commit refused for a full quota is retried after evicting the thread's
+   * oldest entry (reason 'bound', its text deleted to free room; each eviction its own
+   * transaction) until it goes through or nothing is left to evict; then the QuotaExceededError
+   * is thrown, and the staged text stays, so reads of the key are served from it once the failure
+   * is reported (S3). Each eviction is logged and told as an 'evicted' event.
    */
   apply(change: StoreChange): Promise<AppliedChange>;
   /**
-   * Undoes everything the turn did: its entries go (reason 'blocked'), what it evicted comes back.
-   * Another writer may have committed since, so the oldest entries are then evicted (reason
-   * 'bound') until the thread fits `maxTotalBytes` again — in the same transaction.
+   * Undoes everything the turn did (O8): its entries go (reason 'blocked'), what it evicted comes
+   * back, what it staged and never committed is deleted. Another writer may have committed since,
+   * so the oldest entries are then evicted (reason 'bound') until the thread fits `maxTotalBytes`
+   * again — in the same transaction. Undoing a turn twice changes nothing.
    */
   restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void>;
   /**
@@ -234,10 +276,14 @@ export interface OffloadStore {
    * good, and so is what they staged but never committed (except a result whose commit failed and
    * was reported, which still serves reads until the thread is cleared). Other turns, maybe still
    * running in another agent, are left alone. With `continuing`, what they stored can still be
-   * taken back by `restoreTurn`.
+   * taken back by `restoreTurn`; with `stagedBefore`, staged orphans older than it go too.
    */
   settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
-  /** Records a result that could not be stored (the middleware calls it when `stage` or a commit threw). */
+  /**
+   * Records a result that could not be stored (S3; the offload calls it when `stage` or a commit
+   * threw), tells a 'failed' event once it is kept, and keeps it in this instance when its own write
+   * fails too. The thread keeps its newest failures (a retention, like the eviction log).
+   */
   reportFailure(failure: StoreFailure): Promise<void>;
   /**
    * Deletes a thread's entries, staged texts, undo data, seen results and failures. The eviction
@@ -246,14 +292,4 @@ export interface OffloadStore {
    * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.
    */
   clearThread(threadId: string): Promise<void>;
-  /**
-   * Records found malformed, of one thread (or all): they are skipped by every read and listed
-   * here, with their keys, for the inspector. Optional for custom stores.
-   */
-  unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
-  /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
-  close?(): Promise<void>;
 }
-
-/** The write contract a store gives the offload (its commit protocol), beside the reads. */
-export type WritableOffloadStore = OffloadStore;

@@ -1,6 +1,9 @@
 import { isRecord, quoteForMessage } from '../shared/checks.js';
-import type { UnreadableRecord, UnreadableStore } from './offload-store.js';
+import { isEvictionReason } from './eviction-words.js';
+import type { UnreadableRecord } from './offload-store.js';
 import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
+
+type RecordKind = UnreadableRecord['store'];
 
 /**
  * Records read back from a database are input: any script of the origin, an extension, an older
@@ -18,13 +21,12 @@ const positive = (value: unknown) => count(value) && (value as number) >= 1;
 const time = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 const flag = (value: unknown) => typeof value === 'boolean';
 const counts = (value: unknown) => Array.isArray(value) && value.every(count);
-const reasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
 
 const infoFields: FieldCheck[] = [
   ['threadId', 'a non-empty string', name],
   ['key', 'a non-empty string', name],
-  ['path', 'a string', text],
-  ['toolName', 'a string', text],
+  ['path', 'a non-empty string', name],
+  ['toolName', 'a non-empty string', name],
   ['bytes', 'a count of bytes', count],
   ['originalBytes', 'a count of bytes', count],
   ['estimatedTokens', 'a count', count],
@@ -45,7 +47,7 @@ const evictionFields: FieldCheck[] = [
   ['path', 'a string', text],
   ['bytes', 'a count of bytes', count],
   ['at', 'a time in milliseconds', time],
-  ['reason', 'an eviction reason', (value) => typeof value === 'string' && reasons.has(value)],
+  ['reason', 'an eviction reason', isEvictionReason],
   ['turnId', 'a string', text],
   ['seq', 'a positive integer', positive],
   // Absent in records logged before evictions named their tool.
@@ -186,7 +188,7 @@ export function keyText(key: unknown): string {
 export class UnreadableLog {
   readonly #found = new Map<string, { record: UnreadableRecord; key: unknown }>();
 
-  report(store: UnreadableStore, key: unknown, reason: string, threadId?: string): void {
+  report(store: RecordKind, key: unknown, reason: string, threadId?: string): void {
     const record: UnreadableRecord = { store, key: keyText(key), reason };
     if (threadId !== undefined) record.threadId = threadId;
     const id = `${store} ${record.key}`;
@@ -198,7 +200,7 @@ export class UnreadableLog {
 
   /** Checks a record with `problem`: the record when it holds, else undefined (and reported). */
   check<T>(
-    store: UnreadableStore,
+    store: RecordKind,
     key: unknown,
     record: unknown,
     problem: (record: unknown) => string | undefined,
@@ -214,13 +216,13 @@ export class UnreadableLog {
   }
 
   /** The reports of one kind of record (and one thread), with each record's key as it is in the store. */
-  found(store: UnreadableStore, threadId?: string): Array<{ record: UnreadableRecord; key: unknown }> {
+  found(store: RecordKind, threadId?: string): Array<{ record: UnreadableRecord; key: unknown }> {
     return [...this.#found.values()].filter(
       ({ record }) => record.store === store && (threadId === undefined || record.threadId === threadId),
     );
   }
 
-  forget(store: UnreadableStore, key: unknown): void {
+  forget(store: RecordKind, key: unknown): void {
     this.#found.delete(`${store} ${keyText(key)}`);
   }
 

@@ -1,8 +1,8 @@
-import type { StoreEvent, UnreadableRecord, UnreadableStore } from './offload-store.js';
+import type { StoreEvent, UnreadableRecord } from './offload-store.js';
 import type { StoreTx } from './store-records.js';
 
 /** The kinds of record an operation reads or writes (IndexedDB opens its transaction over their object stores). */
-export type RecordKind = UnreadableStore;
+export type RecordKind = UnreadableRecord['store'];
 
 /** How instances of one store tell each other of their changes (IndexedDB: across tabs and workers). */
 export interface StoreNotifications {

@@ -1,5 +1,5 @@
-import { quoteForMessage } from '../shared/checks.js';
 import type { StoreEvent, StoreFailure } from './offload-store.js';
+import { failureProblem } from './record-checks.js';
 import type { Outcome, StoreTx } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
@@ -27,19 +27,18 @@ export function failedKeysOf(failures: Iterable<StoreFailure>, threadId: string)
   return keys;
 }
 
-/** Checks a reported failure and keeps only its fields, so the inspector never shows a malformed one. */
+/**
+ * Checks a reported failure as reads will check it (record-checks.ts: a store never writes what it
+ * could not read back), and keeps only its fields.
+ */
 export function failureRecord(failure: StoreFailure): StoreFailure {
-  for (const field of ['threadId', 'key', 'path', 'toolName', 'error'] as const) {
-    if (typeof failure?.[field] !== 'string') {
-      throw new TypeError(`reportFailure: ${field} must be a string, got ${quoteForMessage(failure?.[field])}`);
-    }
-  }
-  for (const field of ['bytes', 'at'] as const) {
-    if (!Number.isFinite(failure[field])) {
-      throw new TypeError(`reportFailure: ${field} must be a finite number, got ${quoteForMessage(failure[field])}`);
-    }
-  }
-  const { threadId, key, path, toolName, bytes, at, error } = failure;
+  const problem = failureProblem(failure);
+  if (problem) throw new TypeError(`reportFailure: ${problem}`);
+  return failureFields(failure);
+}
+
+/** Only a failure's own fields (not its id, nor whatever else another writer added), so the inspector never shows more. */
+export function failureFields({ threadId, key, path, toolName, bytes, at, error }: StoreFailure): StoreFailure {
   return { threadId, key, path, toolName, bytes, at, error };
 }
 

@@ -1,4 +1,4 @@
-import { checkInteger, quoteForMessage } from '../shared/checks.js';
+import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
 import { isQuotaError } from '../shared/errors.js';
 import type {
   AppliedChange,
@@ -22,17 +22,10 @@ import { holdToBound } from './thread-record.js';
  * same. Each function is one atomic operation, returning an `Outcome` (store-records.ts).
  */
 
+/** Checks every field as reads will (record-checks.ts: what a store writes, it can read back), and the text. */
 export function checkStaged(result: StagedResult): void {
-  for (const field of ['threadId', 'key', 'path', 'toolName'] as const) {
-    if (typeof result[field] !== 'string' || result[field] === '') {
-      throw new TypeError(`stage: ${field} must be a non-empty string, got ${quoteForMessage(result[field])}`);
-    }
-  }
-  if (typeof result.text !== 'string') throw new TypeError(`stage: text of ${result.path} must be a string`);
-  checkInteger(`stage: bytes of ${result.path}`, result.bytes, 0);
-  // The rest as reads will check it (record-checks.ts): what a store writes, it can read back.
-  const problem = stagedResultProblem(result);
-  if (problem) throw new TypeError(`stage: ${result.path}: ${problem}`);
+  const problem = stagedResultProblem(result) ?? (typeof result.text === 'string' ? undefined : 'text is not a string');
+  if (problem) throw new TypeError(`stage: ${isRecord(result) ? `${result.path || result.key}: ` : ''}${problem}`);
 }
 
 /** Checks a thread's bound as a commit or restore is given it. */

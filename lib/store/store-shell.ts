@@ -4,7 +4,6 @@ import type {
   HeldText,
   LinesRead,
   ListOptions,
-  OffloadStore,
   SeenResult,
   SettleOptions,
   StagedResult,
@@ -13,6 +12,7 @@ import type {
   StoreEvent,
   StoreFailure,
   UnreadableRecord,
+  WritableOffloadStore,
 } from './offload-store.js';
 import type { RecordKind, StoreEngine, StoreNotifications } from './store-engine.js';
 import { failedEvent, failedKeysOf, failureRecord, failuresOf, recordFailure, trimFailures } from './store-failures.js';
@@ -43,7 +43,7 @@ interface ShellSettings {
  * are told once it is kept — to this store's subscribers and, through the engine, to other instances.
  * The memory and IndexedDB stores are this shell over their engines.
  */
-export class OffloadStoreShell implements OffloadStore {
+export class OffloadStoreShell implements WritableOffloadStore {
   readonly #engine: StoreEngine;
   readonly #settings: ShellSettings;
   readonly #listeners = new StoreListeners();

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, GrepMatches } from '../../lib/backends/backend.js';
 import { OffloadBackend } from '../../lib/offload/offload-backend.js';
 import { BackendError } from '../../lib/shared/errors.js';
-import type { OffloadStore } from '../../lib/store/offload-store.js';
+import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { put } from './store-contract.js';
 
 /** An OffloadBackend over `store` holding `files` as one thread's results, stored in the order given. */
-export async function offloadBackendWith(store: OffloadStore, files: Record<string, string>): Promise<Backend> {
+export async function offloadBackendWith(store: WritableOffloadStore, files: Record<string, string>): Promise<Backend> {
   const threadId = `grep-${Math.random().toString(36).slice(2)}`;
   for (const [path, text] of Object.entries(files)) await put(store, threadId, path.slice(1), text, 'turn', 2 ** 30);
   return new OffloadBackend(store, threadId);

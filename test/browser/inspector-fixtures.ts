@@ -2,14 +2,14 @@ import { expect, vi } from 'vitest';
 import { mountInspector } from '../../inspector/index.js';
 import type { InspectorOptions, InspectorSourceOption } from '../../inspector/mount.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import type { OffloadStore, StagedResult } from '../../lib/store/offload-store.js';
+import type { StagedResult, WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { result } from './fixtures/staged-result.js';
 
 export const BIG_BOUND = 1 << 30;
 
 /** Stages and commits one result, as the offload middleware does. */
 export async function put(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   threadId: string,
   key: string,
   text: string,

@@ -13,7 +13,12 @@ import {
 } from 'langchain';
 import { z } from 'zod';
 import { type OffloadMiddlewareOptions, offloadMiddleware } from '../../adapters/langchain/index.js';
-import { IndexedDbOffloadStore, MemoryOffloadStore, type OffloadStore, ToolOutputOffload } from '../../lib/index.js';
+import {
+  IndexedDbOffloadStore,
+  MemoryOffloadStore,
+  ToolOutputOffload,
+  type WritableOffloadStore,
+} from '../../lib/index.js';
 import { linesOf } from '../node/offload-harness.js';
 
 export { linesOf };
@@ -65,7 +70,7 @@ export function pathIn(text: string): string {
 
 export interface StoreKind {
   name: string;
-  open(): OffloadStore;
+  open(): WritableOffloadStore;
 }
 
 const opened: IndexedDbOffloadStore[] = [];
@@ -97,7 +102,7 @@ export function offloadAgent(
     middleware = [],
     options,
   }: {
-    store?: OffloadStore;
+    store?: WritableOffloadStore;
     maxTotalBytes?: number;
     tools?: ClientTool[];
     middleware?: AnyAgentMiddleware[];

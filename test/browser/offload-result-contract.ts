@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { ContentPart } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
-import type { OffloadStore, StoreEvent } from '../../lib/store/offload-store.js';
+import type { StoreEvent, WritableOffloadStore } from '../../lib/store/offload-store.js';
 import type { ContractStores } from './store-contract.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ContractStores } from './store-contract.js';
  */
 export interface OffloadResultStores extends Omit<ContractStores, 'failFailureWrites'> {
   /** What is wrong inside the store (staged leftovers, texts nothing refers to), where the test can see it. */
-  problems?(store: OffloadStore): Promise<string[]>;
+  problems?(store: WritableOffloadStore): Promise<string[]>;
 }
 
 /** Over 1000 estimated tokens: `lines` numbered lines of about 60 characters. */
@@ -22,7 +22,11 @@ export function bigText(tag: string, lines = 100): string {
 const image: ContentPart = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' };
 
 /** A store whose named method rejects, as a closed database or a full disk would. */
-function failing(store: OffloadStore, method: keyof OffloadStore, error = new Error('the database is closed')) {
+function failing(
+  store: WritableOffloadStore,
+  method: keyof WritableOffloadStore,
+  error = new Error('the database is closed'),
+) {
   return new Proxy(store, {
     get(target, name, receiver) {
       if (name === method) return async () => Promise.reject(error);
@@ -35,7 +39,7 @@ function failing(store: OffloadStore, method: keyof OffloadStore, error = new Er
 export function offloadResultContract(name: string, stores: OffloadResultStores): void {
   describe(`offloadResult on ${name}`, () => {
     async function withOffload(
-      body: (offload: ToolOutputOffload, store: OffloadStore) => Promise<void>,
+      body: (offload: ToolOutputOffload, store: WritableOffloadStore) => Promise<void>,
       options: { maxTotalBytes?: number; previewLines?: number } = {},
     ) {
       const store = await stores.open();
@@ -45,7 +49,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
         await stores.dispose(store);
       }
     }
-    async function expectSound(store: OffloadStore) {
+    async function expectSound(store: WritableOffloadStore) {
       if (stores.problems) expect(await stores.problems(store)).toEqual([]);
     }
 
@@ -162,7 +166,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
           get(target, name) {
             const value = Reflect.get(target, name);
             if (name === 'seen') {
-              return async (...args: Parameters<OffloadStore['seen']>) => {
+              return async (...args: Parameters<WritableOffloadStore['seen']>) => {
                 const answer = await target.seen(...args);
                 if (++lookups === 2) bothLooked();
                 await looked;
@@ -170,7 +174,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
               };
             }
             if (name === 'stage') {
-              return async (...args: Parameters<OffloadStore['stage']>) => {
+              return async (...args: Parameters<WritableOffloadStore['stage']>) => {
                 if (stages++ === 1) await gate;
                 return target.stage(...args);
               };

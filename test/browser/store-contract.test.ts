@@ -1,39 +1,37 @@
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import { storeContract } from '../../lib/testing.js';
 import { failMemoryCommits, failMemoryFailureWrites } from '../node/fixtures/fail-memory-commits.js';
 import { failIdbCommits, failIdbFailureWrites } from './fixtures/fail-commits.js';
-import { storeContract } from './store-contract.js';
 
-storeContract('MemoryOffloadStore in Chromium', {
-  open: async () => new MemoryOffloadStore(),
-  dispose: async () => {},
-  failCommits: failMemoryCommits,
-  failFailureWrites: failMemoryFailureWrites,
-});
-
-storeContract('IndexedDbOffloadStore', {
-  open: async () => new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, logRetention: 50 }),
-  dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
+// The package's stores run the exported contract suite, with their own words checked too.
+const memory = { failCommits: failMemoryCommits, failFailureWrites: failMemoryFailureWrites, exactMessages: true };
+const indexedDb = {
+  dispose: (store: IndexedDbOffloadStore) => store.deleteDatabase(),
   failCommits: failIdbCommits,
   failFailureWrites: failIdbFailureWrites,
+  exactMessages: true,
+};
+const database = () => `store-contract-${crypto.randomUUID()}`;
+
+storeContract(() => new MemoryOffloadStore(), { name: 'MemoryOffloadStore in the browser', ...memory });
+
+storeContract(() => new IndexedDbOffloadStore({ name: database(), logRetention: 50 }), {
+  name: 'IndexedDbOffloadStore',
+  ...indexedDb,
   logRetention: 50,
 });
 
 // The same contract with every text in many chunks of 7 code units, so pages cross chunks, and a
 // log retention of 10.
-storeContract('MemoryOffloadStore, texts in chunks of 7', {
-  open: async () => new MemoryOffloadStore({ chunkChars: 7, logRetention: 10 }),
-  dispose: async () => {},
-  failCommits: failMemoryCommits,
-  failFailureWrites: failMemoryFailureWrites,
+storeContract(() => new MemoryOffloadStore({ chunkChars: 7, logRetention: 10 }), {
+  name: 'MemoryOffloadStore, texts in chunks of 7',
+  ...memory,
   logRetention: 10,
 });
 
-storeContract('IndexedDbOffloadStore, texts in chunks of 7', {
-  open: async () =>
-    new IndexedDbOffloadStore({ name: `store-contract-${crypto.randomUUID()}`, chunkChars: 7, logRetention: 10 }),
-  dispose: (store) => (store as IndexedDbOffloadStore).deleteDatabase(),
-  failCommits: failIdbCommits,
-  failFailureWrites: failIdbFailureWrites,
+storeContract(() => new IndexedDbOffloadStore({ name: database(), chunkChars: 7, logRetention: 10 }), {
+  name: 'IndexedDbOffloadStore, texts in chunks of 7',
+  ...indexedDb,
   logRetention: 10,
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import type { OffloadStore } from '../../lib/store/offload-store.js';
+import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { put } from './inspector-fixtures.js';
 
 /** `list(threadId, { keys })`: what the inspector reads after a change event, on both stores. */
-const stores: Array<[string, () => Promise<{ store: OffloadStore; dispose(): Promise<void> }>]> = [
+const stores: Array<[string, () => Promise<{ store: WritableOffloadStore; dispose(): Promise<void> }>]> = [
   ['MemoryOffloadStore', async () => ({ store: new MemoryOffloadStore(), dispose: async () => {} })],
   [
     'IndexedDbOffloadStore',

@@ -1,21 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { storeContract } from '../browser/store-contract.js';
+import { storeContract } from '../../lib/testing.js';
 import { failMemoryCommits, failMemoryFailureWrites } from './fixtures/fail-memory-commits.js';
 
-storeContract('MemoryOffloadStore', {
-  open: async () => new MemoryOffloadStore(),
-  dispose: async () => {},
-  failCommits: failMemoryCommits,
-  failFailureWrites: failMemoryFailureWrites,
-});
+const faults = { failCommits: failMemoryCommits, failFailureWrites: failMemoryFailureWrites, exactMessages: true };
+
+storeContract(() => new MemoryOffloadStore(), { name: 'MemoryOffloadStore', ...faults });
 
 // Every text in many chunks of 7 code units, so pages cross chunks.
-storeContract('MemoryOffloadStore, texts in chunks of 7', {
-  open: async () => new MemoryOffloadStore({ chunkChars: 7 }),
-  dispose: async () => {},
-  failCommits: failMemoryCommits,
-  failFailureWrites: failMemoryFailureWrites,
+storeContract(() => new MemoryOffloadStore({ chunkChars: 7 }), {
+  name: 'MemoryOffloadStore, texts in chunks of 7',
+  ...faults,
 });
 
 describe('MemoryOffloadStore options', () => {

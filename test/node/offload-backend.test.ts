@@ -6,7 +6,7 @@ import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { BackendError } from '../../lib/shared/errors.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import type { OffloadStore } from '../../lib/store/offload-store.js';
+import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { StoreReadError } from '../../lib/store/store-read-error.js';
 import { failure } from './backend-failure.js';
 import { bigText, storeResult } from './offload-fixtures.js';
@@ -15,8 +15,8 @@ const alpha = `${bigText(60)}\nneedle in alpha\n${bigText(10)}`;
 const beta = `${bigText(70)}\nanother needle é\n`;
 
 /** A store (a custom one, as a user may write) whose every read throws `error`; whole-text reads only. */
-function failingReads(error: Error): OffloadStore {
-  return { read: () => Promise.reject(error) } as Partial<OffloadStore> as OffloadStore;
+function failingReads(error: Error): WritableOffloadStore {
+  return { read: () => Promise.reject(error) } as Partial<WritableOffloadStore> as WritableOffloadStore;
 }
 
 describe('OffloadBackend', () => {

@@ -12,7 +12,7 @@ import type { Model, ModelReply, ModelRequest } from '../../lib/runtime/model.js
 import type { RunResult } from '../../lib/runtime/run-result.js';
 import { type Tool, tool } from '../../lib/runtime/tool.js';
 import { joinText } from '../../lib/shared/content.js';
-import type { EvictionRecord, OffloadStore } from '../../lib/store/offload-store.js';
+import type { EvictionRecord, WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { Summarization, type SummarizationEvent } from '../../lib/summarization/summarization.js';
 import { type ScriptedStep, scriptedModel } from '../../lib/testing.js';
 
@@ -60,7 +60,7 @@ export type StackOrder = 'offload-first' | 'summarization-first' | 'offload-only
 
 /** An agent with the offload (threshold 1000) and, unless 'offload-only', Summarization in the given order. */
 export function cleanupAgent(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   order: StackOrder,
   steps: ScriptedStep[],
   options: { maxTotalBytes?: number; events?: SummarizationEvent[]; checkpointer?: Checkpointer } = {},
@@ -118,7 +118,7 @@ export interface CleanupObservation {
  * asks to read it back; step 5 ends.
  */
 export async function cleanupScenario(
-  store: OffloadStore,
+  store: WritableOffloadStore,
   order: StackOrder,
   options: { threadId?: string; checkpointer?: Checkpointer } = {},
 ) {

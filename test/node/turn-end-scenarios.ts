@@ -10,12 +10,12 @@ import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { tool } from '../../lib/runtime/tool.js';
 import { joinText } from '../../lib/shared/content.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
-import type { HeldText, OffloadStore } from '../../lib/store/offload-store.js';
+import type { HeldText, WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { calls, linesOf, offloadAgent, reply } from './offload-harness.js';
 import { type Deferred, deferred } from './runtime-fixtures.js';
 
-export type HoldingStore = OffloadStore & { heldText(threadId: string): Promise<HeldText> };
+export type HoldingStore = WritableOffloadStore & { heldText(threadId: string): Promise<HeldText> };
 
 export interface TurnEndStores {
   open(): Promise<HoldingStore>;

@@ -3,8 +3,21 @@ import type { OffloadCommit } from '../offload/stage-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
+
+<<<<<<< HEAD:.sz/exp/lib/agent/offload-state.ts
+
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
 import type { Stagings } from './stagings.js';
+
+=======
+
+import { isQuotaError } from '../shared/errors.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import type { PendingCommits, StagedDetails } from './pending-commits.js';
+import { reportStoreFailure } from './report-failure.js';
+import { resultPath } from './result-path.js';
+
+>>>>>>> store:lib/offload/state-key.ts
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 interface OffloadStateValue {
@@ -88,6 +101,32 @@ function checkStoreChange(update: unknown, threadId: string): OffloadCommit | St
   return fail(`type must be "commit", "drop" or "settle", got ${quoteForMessage(change.type)}`);
 }
 
+<<<<<<< HEAD:.sz/exp/lib/agent/offload-state.ts
+=======
+async function reportCommitFailure(
+  store: WritableOffloadStore,
+  change: Extract<StoreChange, { type: 'commit' }>,
+  staged: StagedDetails | undefined,
+  error: Error,
+  context: HookContext,
+): Promise<void> {
+  const path = resultPath(change.key);
+  const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
+  // A commit this instance did not stage (or staged in a closed turn) is reported without them.
+  const { toolName, bytes } = staged ?? { toolName: '', bytes: 0 };
+  context.emit({ type: 'offload-failed', path, bytes, why });
+  await reportStoreFailure(store, {
+    threadId: change.threadId,
+    key: change.key,
+    path,
+    toolName,
+    bytes,
+    at: Date.now(),
+    error: why,
+  });
+}
+
+>>>>>>> store:lib/offload/state-key.ts
 async function currentValue(
   store: WritableOffloadStore,
   threadId: string,
@@ -107,9 +146,17 @@ function withTurn(turns: string[], turnId: string): string[] {
  * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
  * in the store: what it stored goes, what it evicted comes back (O8).
  */
+<<<<<<< HEAD:.sz/exp/lib/agent/offload-state.ts
 export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings): StateKey<OffloadStateValue> {
   const { store } = offload;
   const { maxTotalBytes } = offload.limits;
+=======
+export function offloadStateKey(
+  store: WritableOffloadStore,
+  pending: PendingCommits,
+  maxTotalBytes: number,
+): StateKey<OffloadStateValue> {
+>>>>>>> store:lib/offload/state-key.ts
   return {
     initial: { entries: 0, totalBytes: 0, turns: [] },
     async apply(current, update, context: HookContext) {
@@ -162,7 +209,11 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
  */
 async function endTurn(
   store: WritableOffloadStore,
+<<<<<<< HEAD:.sz/exp/lib/agent/offload-state.ts
   stagings: Stagings,
+=======
+  pending: PendingCommits,
+>>>>>>> store:lib/offload/state-key.ts
   current: OffloadStateValue,
   ending: TurnEnd,
   context: HookContext,

@@ -1,8 +1,18 @@
+<<<<<<< HEAD:.sz/exp/lib/agent/summary-cleanup.ts
+
 import { resultKeysInText } from '../offload/result-path.js';
 import type { Message } from '../runtime/messages.js';
 import { joinText } from '../shared/content.js';
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
 import { readSummarization, summarizationKey } from '../summarization/select.js';
+
+=======
+
+import { joinText, type Message } from '../runtime/messages.js';
+import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import { resultKeysInText } from './result-path.js';
+
+>>>>>>> store:lib/offload/cleanup.ts
 
 /** The ids of the messages Summarization's summary covers, read through Summarization's own reader of its state. */
 function coveredIds(state: Readonly<Record<string, unknown>>): Set<string> {

@@ -1,2 +1,4 @@
 import { IndexedDbOffloadStore } from '../store/indexeddb-store.js';
-export function defaultOffloadStore() { return new IndexedDbOffloadStore(); }
+export function defaultOffloadStore() {
+  return new IndexedDbOffloadStore();
+}

@@ -1,0 +1,998 @@
+import { describe, expect, it, vi } from 'vitest';
+import { BackendError } from '../shared/errors.js';
+import { sliceLines, utf8Bytes } from '../shared/text.js';
+import type {
+  AppliedChange,
+  EvictionReason,
+  HeldText,
+  StagedResult,
+  StoreEvent,
+  WritableOffloadStore,
+} from '../store/offload-store.js';
+import { StoreReadError } from '../store/store-read-error.js';
+
+/** How `storeContract` opens, frees and, where it can, breaks the store under test. */
+export interface StoreContractOptions<Store extends WritableOffloadStore = WritableOffloadStore> {
+  /** The suite's name in the test report; default 'WritableOffloadStore'. */
+  name?: string;
+  /** Frees what `makeStore` made (e.g. deletes its database); default: `store.close?.()`. */
+  dispose?(store: Store): Promise<void> | void;
+  /**
+   * Makes the next `times` commits fail with a QuotaExceededError, as a full disk would (only
+   * writes of live entries fail, so evictions still go through); returns how to stop. Without it
+   * the tests of a full quota (S3) are skipped.
+   */
+  failCommits?(times: number): () => void;
+  /**
+   * Makes each failure record's write fail right after it is made, so the atomic unit recording it
+   * fails and is rolled back; returns how to stop. Without it the tests of that case are skipped.
+   */
+  failFailureWrites?(): () => void;
+  /**
+   * The eviction and failure records the store keeps per thread (S1); default 1,000, checked with
+   * twice as many evictions (a store in IndexedDB passes a smaller one to run faster).
+   */
+  logRetention?: number;
+  /**
+   * Also require the built-in stores' errors word for word: a failed read is a StoreReadError
+   * carrying why as data, bad input is refused in their words. For the package's stores and a
+   * store that hands their errors on; default false (errors need only their type, code and the
+   * name of what was wrong).
+   */
+  exactMessages?: boolean;
+}
+
+/** A result as the offload stages it, under `/large_tool_results/<key>`. */
+function result(threadId: string, key: string, text: string, turnId?: string): StagedResult {
+  const bytes = utf8Bytes(text);
+  return {
+    threadId,
+    key,
+    path: `/large_tool_results/${key}`,
+    toolName: 'fetch',
+    bytes,
+    originalBytes: bytes,
+    estimatedTokens: Math.ceil(text.length / 4),
+    truncated: false,
+    createdAt: Date.now(),
+    preview: `preview of ${key}`,
+    text,
+    ...(turnId === undefined ? {} : { turnId }),
+  };
+}
+
+/** Stages and commits one result. */
+async function put(store: WritableOffloadStore, threadId: string, key: string, text: string, turnId = 't1', max = 100) {
+  await store.stage(result(threadId, key, text, turnId));
+  return store.apply({ type: 'commit', threadId, key, turnId, maxTotalBytes: max });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+/**
+ * The behaviour every WritableOffloadStore must have (S1–S3, O3, O8, A1, A2; docs/stores.md), as
+ * vitest tests: call it at the top level of a test file. `makeStore` opens a fresh, empty store for
+ * each test; `options.dispose` frees it after. The package's own stores run this same suite, in
+ * Node (memory) and in Chromium, Firefox and WebKit (memory and IndexedDB).
+ */
+export function storeContract<Store extends WritableOffloadStore>(
+  makeStore: () => Store | Promise<Store>,
+  options: StoreContractOptions<Store> = {},
+): void {
+  const { failCommits, failFailureWrites, exactMessages: exact = false } = options;
+  const retention = options.logRetention ?? 1000;
+  const dispose = options.dispose ?? ((store: Store) => store.close?.());
+
+  /**
+   * The error a read of an evicted key throws: 'evicted'; a StoreReadError (required with
+   * `exactMessages`) carries the key's latest eviction as data (its reason among it), and its
+   * message states it, naming the path.
+   */
+  async function evictedRead(read: Promise<unknown>, reason: EvictionReason): Promise<BackendError> {
+    const error = await rejection(read);
+    expect(error).toBeInstanceOf(BackendError);
+    expect((error as BackendError).code).toBe('evicted');
+    if (exact) expect(error).toBeInstanceOf(StoreReadError);
+    if (error instanceof StoreReadError) {
+      expect(error.eviction).toMatchObject({ key: error.key, threadId: error.threadId, reason });
+      expect(error.message).toContain(`${error.eviction!.path} was evicted`);
+    }
+    return error as BackendError;
+  }
+
+  /** A read's error says why in the store's words (checked for a StoreReadError, whose words are the package's). */
+  function says(error: Error, words: string | RegExp): void {
+    if (error instanceof StoreReadError) expect(error.message).toMatch(words);
+  }
+
+  /** Bad input is refused naming what was wrong (with `exactMessages`, in the built-in stores' words). */
+  function badInput(error: Error, field: string, words?: string | RegExp): void {
+    expect(error.message).toContain(field);
+    if (exact && words !== undefined) expect(error.message).toMatch(words);
+  }
+
+  /** Checks the bytes the store holds for a thread, where it says (the built-in stores' `heldText`). */
+  function heldText(store: WritableOffloadStore) {
+    const held = (store as { heldText?: (threadId: string) => Promise<HeldText> }).heldText;
+    return async (threadId: string, expected: HeldText) => {
+      if (typeof held === 'function') expect(await held.call(store, threadId)).toEqual(expected);
+    };
+  }
+
+  describe(`${options.name ?? 'WritableOffloadStore'} (store contract)`, () => {
+    async function withStore(body: (store: Store) => Promise<void>) {
+      const store = await makeStore();
+      try {
+        await body(store);
+      } finally {
+        await dispose(store);
+      }
+    }
+
+    it('keeps a staged result out of sight until it is committed', () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k1', 'hello'));
+        expect(await store.list('a')).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(0);
+        expect((await rejection(store.read('a', 'k1'))) as BackendError).toMatchObject({ code: 'not-found' });
+        const applied = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'k1',
+          turnId: 't1',
+          maxTotalBytes: 100,
+        });
+        expect(applied).toEqual({ stored: ['k1'], evicted: [], totalBytes: 5, entries: 1 });
+        expect(await store.read('a', 'k1')).toBe('hello');
+        const [info] = await store.list('a');
+        expect(info).toMatchObject({ threadId: 'a', key: 'k1', path: '/large_tool_results/k1', bytes: 5 });
+        expect(info).not.toHaveProperty('text');
+        expect(info).not.toHaveProperty('turnId');
+      }));
+
+    it('stores text byte for byte, whatever its characters', () =>
+      withStore(async (store) => {
+        const text = 'é😀\u0000\n\r\ttail\uFFFD';
+        await put(store, 'a', 'k', text);
+        expect(await store.read('a', 'k')).toBe(text);
+        expect(await store.totalBytes('a')).toBe(utf8Bytes(text));
+      }));
+
+    it('readLines gives lines [offset, offset + limit) with their newlines and the line count', () =>
+      withStore(async (store) => {
+        const text = `${Array.from({ length: 40 }, (_, i) => `line ${i} ${'é😀'.repeat(i % 5)}`).join('\n')}\n`;
+        await put(store, 'a', 'k', text, 't1', 10_000);
+        for (const [offset, limit] of [
+          [0, 1],
+          [0, 40],
+          [3, 7],
+          [38, 5],
+          [17, undefined],
+          [0, undefined],
+        ] as const) {
+          expect(await store.readLines('a', 'k', offset, limit)).toEqual({
+            text: sliceLines(text, offset, limit),
+            totalLines: 40,
+          });
+        }
+        // Pages concatenate back to the text; past the end is '' and still says how many lines there are.
+        const pages: string[] = [];
+        for (let offset = 0; offset < 40; offset += 6) pages.push((await store.readLines('a', 'k', offset, 6)).text);
+        expect(pages.join('')).toBe(text);
+        expect(await store.readLines('a', 'k', 40, 10)).toEqual({ text: '', totalLines: 40 });
+        expect(await store.readLines('a', 'k', 12, 0)).toEqual({ text: '', totalLines: 40 });
+      }));
+
+    it('readLines counts lines as the file tools do: a last line without a newline, an empty text, one long line', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'open', 'one\ntwo\nthree', 't1', 10_000);
+        expect(await store.readLines('a', 'open', 2, 5)).toEqual({ text: 'three', totalLines: 3 });
+        await put(store, 'a', 'empty', '', 't1', 10_000);
+        expect(await store.readLines('a', 'empty', 0, 5)).toEqual({ text: '', totalLines: 0 });
+        expect(await store.read('a', 'empty')).toBe('');
+        const long = `${'x'.repeat(300)}😀${'y'.repeat(300)}\nshort\n`;
+        await put(store, 'a', 'long', long, 't1', 10_000);
+        expect(await store.readLines('a', 'long', 0, 1)).toEqual({ text: long.slice(0, -6), totalLines: 2 });
+        expect(await store.readLines('a', 'long', 1, 1)).toEqual({ text: 'short\n', totalLines: 2 });
+      }));
+
+    it('readLines fails as read does, and rejects a bad offset or limit naming it', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        const evicted = (await rejection(store.readLines('a', 'k1', 0, 10))) as BackendError;
+        expect(evicted).toMatchObject({ code: 'evicted' });
+        expect(evicted.message).toBe((await rejection(store.read('a', 'k1'))).message);
+        expect((await rejection(store.readLines('a', 'nope', 0))) as BackendError).toMatchObject({ code: 'not-found' });
+        badInput(
+          await rejection(store.readLines('a', 'k2', -1)),
+          'offset',
+          /offset must be an integer of at least 0, got -1/,
+        );
+        expect(await rejection(store.readLines('a', 'k2', 0, 1.5))).toBeInstanceOf(RangeError);
+        badInput(await rejection(store.readLines('a', 'k2', 0, Number.NaN)), 'limit', /limit must be/);
+      }));
+
+    it('changes nothing when a commit has no staged result (never staged, or already committed)', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'abc');
+        const again = await store.apply({ type: 'commit', threadId: 'a', key: 'k1', turnId: 't1', maxTotalBytes: 100 });
+        expect(again).toEqual({ stored: [], evicted: [], totalBytes: 3, entries: 1 });
+        const never = await store.apply({ type: 'commit', threadId: 'a', key: 'zz', turnId: 't1', maxTotalBytes: 100 });
+        expect(never.stored).toEqual([]);
+        expect(await store.list('a')).toHaveLength(1);
+        expect(await store.evictions('a')).toEqual([]);
+      }));
+
+    it('restaging a key replaces the earlier staged text; staging a rerun leaves the live text alone', () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k', 'first'));
+        await store.stage(result('a', 'k', 'second'));
+        await store.apply({ type: 'commit', threadId: 'a', key: 'k', turnId: 't1', maxTotalBytes: 100 });
+        expect(await store.read('a', 'k')).toBe('second');
+        const before = await store.list('a');
+        await store.stage(result('a', 'k', 'rerun!'));
+        expect(await store.read('a', 'k')).toBe('second');
+        const applied = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'k',
+          turnId: 't2',
+          maxTotalBytes: 100,
+        });
+        expect(applied.evicted.map((e) => e.reason)).toEqual(['replaced']);
+        expect(await store.read('a', 'k')).toBe('rerun!');
+        const after = await store.list('a');
+        expect(after).toHaveLength(1);
+        expect(after[0]!.seq).toBeGreaterThan(before[0]!.seq);
+        expect(await store.totalBytes('a')).toBe(6);
+      }));
+
+    it('evicts the oldest until the thread fits, logs why, and says so when an evicted path is read', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(40));
+        await put(store, 'a', 'k2', 'y'.repeat(40));
+        const applied = await put(store, 'a', 'k3', 'z'.repeat(70));
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'bound'],
+          ['k2', 'bound'],
+        ]);
+        expect(applied).toMatchObject({ stored: ['k3'], totalBytes: 70, entries: 1 });
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['k3']);
+        expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
+          ['k1', '/large_tool_results/k1', 40, 'bound'],
+          ['k2', '/large_tool_results/k2', 40, 'bound'],
+        ]);
+        const error = await evictedRead(store.read('a', 'k1'), 'bound');
+        expect(error.message).toContain('/large_tool_results/k1');
+        if (!(error instanceof StoreReadError)) return;
+        expect(error).toMatchObject({ threadId: 'a', key: 'k1' });
+        expect(error.eviction).toEqual({
+          threadId: 'a',
+          key: 'k1',
+          path: '/large_tool_results/k1',
+          bytes: 40,
+          at: expect.any(Number),
+          reason: 'bound',
+          toolName: 'fetch',
+        });
+        expect(error.eviction).toEqual((await store.evictions('a'))[0]);
+        expect(error.message).toBe(
+          "/large_tool_results/k1 was evicted to keep the thread's stored results within maxTotalBytes (the oldest results go first).",
+        );
+      }));
+
+    it('names in every eviction record the tool whose result was evicted, whatever the reason', () =>
+      withStore(async (store) => {
+        const stage = (key: string, toolName: string, text: string, turnId: string) =>
+          store.stage({ ...result('a', key, text, turnId), toolName });
+        const commit = (key: string, turnId: string) =>
+          store.apply({ type: 'commit', threadId: 'a', key, turnId, maxTotalBytes: 100 });
+        await stage('k1', 'fetch_page', 'x'.repeat(40), 't1');
+        await commit('k1', 't1');
+        await stage('k2', 'search', 'y'.repeat(40), 't1');
+        await commit('k2', 't1');
+        await stage('k2', 'search_again', 'y'.repeat(10), 't1');
+        expect((await commit('k2', 't1')).evicted.map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+        ]);
+        await stage('k3', 'read_file', 'z'.repeat(70), 't2');
+        expect((await commit('k3', 't2')).evicted.map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k1', 'bound', 'fetch_page'],
+        ]);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+          ['k1', 'bound', 'fetch_page'],
+        ]);
+        // Undone, the turn's own eviction leaves the log; its entry is logged as blocked.
+        await store.restoreTurn('a', 't2', 100);
+        await store.apply({ type: 'drop', threadId: 'a', keys: ['k1'], turnId: 't3', reason: 'summarized' });
+        await stage('k4', 'list_dir', 'w', 't4');
+        await commit('k4', 't4');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k2', 'replaced', 'search'],
+          ['k3', 'blocked', 'read_file'],
+          ['k1', 'summarized', 'fetch_page'],
+        ]);
+        const expired = await store.apply({ type: 'expire', threadId: 'a', before: Date.now() + 60_000 });
+        expect(expired.evicted.map((e) => [e.key, e.reason, e.toolName]).sort()).toEqual([
+          ['k2', 'expired', 'search_again'],
+          ['k4', 'expired', 'list_dir'],
+        ]);
+        await store.clearThread('a');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason, e.toolName])).toEqual([
+          ['k3', 'cleared', 'read_file'],
+          ['k1', 'cleared', 'fetch_page'],
+          ['k2', 'cleared', 'search_again'],
+          ['k4', 'cleared', 'list_dir'],
+        ]);
+      }));
+
+    it('refuses a result larger than the bound with a RangeError, keeping everything else', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'keep');
+        await store.stage(result('a', 'big', 'b'.repeat(101)));
+        const error = await rejection(
+          store.apply({ type: 'commit', threadId: 'a', key: 'big', turnId: 't1', maxTotalBytes: 100 }),
+        );
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toContain('maxTotalBytes');
+        expect(await store.read('a', 'k1')).toBe('keep');
+        const later = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'big',
+          turnId: 't1',
+          maxTotalBytes: 500,
+        });
+        expect(later.stored).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(4);
+      }));
+
+    it('gives each entry a seq from a counter that never goes back, even after a clear', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'x'.repeat(60));
+        await put(store, 'a', 'k3', 'x'.repeat(60));
+        const seqs = (await store.evictions('a')).length;
+        expect(seqs).toBe(2);
+        const [last] = await store.list('a');
+        await store.clearThread('a');
+        await put(store, 'a', 'k4', 'x');
+        const [fresh] = await store.list('a');
+        expect(fresh!.seq).toBeGreaterThan(last!.seq);
+      }));
+
+    it('drops summarized keys, ignoring missing ones, and says why when they are read', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'one');
+        await put(store, 'a', 'k2', 'two');
+        const applied = await store.apply({
+          type: 'drop',
+          threadId: 'a',
+          keys: ['k1', 'missing'],
+          turnId: 't2',
+          reason: 'summarized',
+        });
+        expect(applied).toMatchObject({ stored: [], totalBytes: 3, entries: 1 });
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'summarized']]);
+        says(await evictedRead(store.read('a', 'k1'), 'summarized'), /evicted.*summary/);
+      }));
+
+    it('restoreTurn undoes a turn byte for byte: its entries go, what it evicted comes back', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'ä'.repeat(20), 't1');
+        await put(store, 'a', 'k2', 'b'.repeat(30), 't1');
+        const before = await store.list('a');
+        const logBefore = await store.evictions('a');
+        await put(store, 'a', 'k2', 'rerun'.repeat(10), 't2');
+        await put(store, 'a', 'k3', 'c'.repeat(40), 't2');
+        await put(store, 'a', 'k4', 'd'.repeat(45), 't2');
+        expect((await store.evictions('a')).length).toBeGreaterThan(0);
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.restoreTurn('a', 't2', 100);
+        expect(await store.list('a')).toEqual(before);
+        expect(await store.read('a', 'k1')).toBe('ä'.repeat(20));
+        expect(await store.read('a', 'k2')).toBe('b'.repeat(30));
+        expect(await store.totalBytes('a')).toBe(70);
+        const log = await store.evictions('a');
+        expect(log.slice(0, logBefore.length)).toEqual(logBefore);
+        expect(log.slice(logBefore.length).map((e) => [e.key, e.reason])).toEqual([
+          ['k4', 'blocked'],
+          ['k3', 'blocked'],
+          ['k2', 'blocked'],
+        ]);
+        says(await evictedRead(store.read('a', 'k4'), 'blocked'), 'blocked');
+        // Undone backwards: k4 goes, the k2 rerun it evicted returns and goes, k3 goes, k1 and k2 return.
+        expect(events.map((e) => `${e.type} ${e.key}`)).toEqual([
+          'evicted k4',
+          'restored k2',
+          'evicted k3',
+          'restored k1',
+          'evicted k2',
+          'restored k2',
+        ]);
+        expect(events.at(-1)!.totalBytes).toBe(70);
+        // Undone once: a second restore changes nothing.
+        await store.restoreTurn('a', 't2', 100);
+        expect(await store.list('a')).toEqual(before);
+      }));
+
+    it("restoreTurn deletes the turn's staged results that were never committed", () =>
+      withStore(async (store) => {
+        await store.stage(result('a', 'k1', 'one', 't2'));
+        await store.stage(result('a', 'k2', 'two', 't3'));
+        await store.restoreTurn('a', 't2', 100);
+        const gone = await store.apply({ type: 'commit', threadId: 'a', key: 'k1', turnId: 't2', maxTotalBytes: 100 });
+        expect(gone.stored).toEqual([]);
+        const kept = await store.apply({ type: 'commit', threadId: 'a', key: 'k2', turnId: 't3', maxTotalBytes: 100 });
+        expect(kept.stored).toEqual(['k2']);
+      }));
+
+    it('settle forgets how to undo the named turns and deletes their staged leftovers, leaving other turns alone', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 't2');
+        await put(store, 'a', 'k3', 'z'.repeat(60), 't3');
+        await store.stage(result('a', 'orphan', 'o', 't2'));
+        await store.stage(result('a', 'mine', 'm', 't3'));
+        await store.settle('a', ['t1', 't2']);
+        const orphan = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'orphan',
+          turnId: 't2',
+          maxTotalBytes: 100,
+        });
+        expect(orphan.stored).toEqual([]);
+        await store.restoreTurn('a', 't2', 100);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+        // t3 can still be undone: k2, which it evicted, comes back.
+        await store.restoreTurn('a', 't3', 100);
+        expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+        const mine = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'mine',
+          turnId: 't3',
+          maxTotalBytes: 100,
+        });
+        expect(mine.stored).toEqual([]);
+        await store.settle('a', ['t3']);
+        await store.restoreTurn('a', 't2', 100);
+        expect(await store.read('a', 'k2')).toBe('y'.repeat(60));
+      }));
+
+    it('settle with continuing drops what the turn evicted and staged; restoreTurn still takes back what it stored', () =>
+      withStore(async (store) => {
+        const held = heldText(store);
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 't2');
+        await store.stage(result('a', 'left', 'l'.repeat(7), 't2'));
+        await store.stage(result('a', 'other', 'o'.repeat(5), 't3'));
+        await held('a', { live: 60, undo: 60, staged: 12 });
+        await store.settle('a', ['t2'], { continuing: true });
+        await held('a', { live: 60, undo: 0, staged: 5 });
+        // The turn goes on: a later commit of it is undone with what it stored before.
+        await put(store, 'a', 'k3', 'z'.repeat(30), 't2');
+        await store.restoreTurn('a', 't2', 100);
+        expect(await store.list('a')).toEqual([]);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+        await held('a', { live: 0, undo: 0, staged: 5 });
+        badInput(
+          await rejection(store.settle('a', [], { continuing: 'yes' as never })),
+          'continuing',
+          /continuing must be a boolean/,
+        );
+      }));
+
+    it('settle with stagedBefore drops the undo copies of turns that last wrote before it; what they stored stays undoable', () =>
+      withStore(async (store) => {
+        const held = heldText(store);
+        await put(store, 'a', 'k1', 'x'.repeat(60), 't1');
+        await put(store, 'a', 'k2', 'y'.repeat(60), 'crashed');
+        await store.settle('a', [], { stagedBefore: Date.now() - 60_000 });
+        await held('a', { live: 60, undo: 60, staged: 0 });
+        await store.settle('a', [], { stagedBefore: Date.now() + 1000 });
+        await held('a', { live: 60, undo: 0, staged: 0 });
+        await store.restoreTurn('a', 'crashed', 100);
+        expect(await store.list('a')).toEqual([]);
+        expect((await rejection(store.read('a', 'k1'))).message).toContain('evicted');
+      }));
+
+    it('fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        const exact = await put(store, 'a', 'k2', 'y'.repeat(40));
+        expect(exact).toEqual({ stored: ['k2'], evicted: [], totalBytes: 100, entries: 2 });
+        const over = await put(store, 'a', 'k3', 'z');
+        expect(over.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+        expect(over).toMatchObject({ totalBytes: 41, entries: 2 });
+      }));
+
+    it('restoreTurn keeps the bound when another writer committed since: the oldest go (reason bound)', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'X', 'x'.repeat(70), 't0');
+        await put(store, 'a', 'W', 'w'.repeat(20), 't0');
+        const tA = await put(store, 'a', 'Y', 'y'.repeat(30), 'tA');
+        expect(tA.evicted.map((e) => e.key)).toEqual(['X']);
+        await put(store, 'a', 'Z', 'z'.repeat(50), 'tB');
+        expect(await store.totalBytes('a')).toBe(100);
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.restoreTurn('a', 'tA', 100);
+        // Y goes, X comes back (140 bytes), then the oldest, X again, goes for the bound.
+        const listed = await store.list('a');
+        expect(listed.map((e) => e.key)).toEqual(['W', 'Z']);
+        expect(await store.totalBytes('a')).toBe(70);
+        expect(listed.reduce((sum, e) => sum + e.bytes, 0)).toBe(70);
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason]).slice(-2)).toEqual([
+          ['Y', 'blocked'],
+          ['X', 'bound'],
+        ]);
+        expect(events.map((e) => `${e.type} ${e.key} ${e.totalBytes}`)).toEqual([
+          'evicted Y 70',
+          'restored X 70',
+          'evicted X 70',
+        ]);
+        says(await evictedRead(store.read('a', 'X'), 'bound'), 'maxTotalBytes');
+        badInput(
+          await rejection(store.restoreTurn('a', 'tA', 0)),
+          'maxTotalBytes',
+          /restoreTurn: maxTotalBytes must be/,
+        );
+      }));
+
+    it.skipIf(!failCommits)(
+      'retries a commit refused for a full quota after evicting the oldest entries, one at a time',
+      () =>
+        withStore(async (store) => {
+          await put(store, 'a', 'k1', 'x'.repeat(20));
+          await put(store, 'a', 'k2', 'y'.repeat(20));
+          await put(store, 'a', 'k3', 'z'.repeat(20));
+          await store.stage(result('a', 'new', 'n'.repeat(30), 't2'));
+          const events: StoreEvent[] = [];
+          store.subscribe((event) => events.push(event));
+          const stop = failCommits!(2);
+          let applied: AppliedChange;
+          try {
+            applied = await store.apply({
+              type: 'commit',
+              threadId: 'a',
+              key: 'new',
+              turnId: 't2',
+              maxTotalBytes: 100,
+            });
+          } finally {
+            stop();
+          }
+          expect(applied.stored).toEqual(['new']);
+          expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([
+            ['k1', 'bound'],
+            ['k2', 'bound'],
+          ]);
+          expect((await store.list('a')).map((e) => e.key)).toEqual(['k3', 'new']);
+          expect(await store.totalBytes('a')).toBe(50);
+          expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
+            ['k1', 'bound'],
+            ['k2', 'bound'],
+          ]);
+          says(await evictedRead(store.read('a', 'k1'), 'bound'), 'maxTotalBytes');
+          expect(events.map((e) => `${e.type} ${e.key} ${e.totalBytes}`)).toEqual([
+            'evicted k1 40',
+            'evicted k2 20',
+            'stored new 50',
+          ]);
+        }),
+    );
+
+    it.skipIf(!failCommits)(
+      'when a full quota refuses a commit with nothing left to evict, a reported failure is read from its staged text',
+      () =>
+        withStore(async (store) => {
+          await put(store, 'a', 'k1', 'x'.repeat(20));
+          const text = 'one\ntwo\nthree\n';
+          await store.stage(result('a', 'new', text, 't2'));
+          const stop = failCommits!(Number.POSITIVE_INFINITY);
+          let error: Error;
+          try {
+            error = await rejection(
+              store.apply({ type: 'commit', threadId: 'a', key: 'new', turnId: 't2', maxTotalBytes: 100 }),
+            );
+          } finally {
+            stop();
+          }
+          expect(error.name).toBe('QuotaExceededError');
+          expect(await store.list('a')).toEqual([]);
+          expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+          // Until the failure is recorded the staged text stays out of sight, as any staged text.
+          expect((await rejection(store.read('a', 'new'))) as BackendError).toMatchObject({ code: 'not-found' });
+          const failure = { threadId: 'a', key: 'new', path: '/large_tool_results/new', toolName: 'fetch', bytes: 14 };
+          await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+          expect(await store.read('a', 'new')).toBe(text);
+          expect(await store.readLines('a', 'new', 1, 1)).toEqual({ text: 'two\n', totalLines: 3 });
+          expect(await store.list('a')).toEqual([]);
+          expect(await store.totalBytes('a')).toBe(0);
+          // Settling its turn (and the age sweep) keeps it: its path was shown.
+          await store.settle('a', ['t2'], { stagedBefore: Date.now() + 1000 });
+          expect(await store.read('a', 'new')).toBe(text);
+          await store.clearThread('a');
+          expect((await rejection(store.read('a', 'new'))) as BackendError).toMatchObject({ code: 'not-found' });
+        }),
+    );
+
+    it('settle deletes staged orphans older than stagedBefore, whatever their turn, and checks its input', () =>
+      withStore(async (store) => {
+        await store.stage({ ...result('a', 'old', 'o', 'crashed'), createdAt: 1000 });
+        await store.stage({ ...result('a', 'young', 'y', 'running'), createdAt: 5000 });
+        await store.settle('a', [], { stagedBefore: 2000 });
+        const commit = (key: string, turnId: string) =>
+          store.apply({ type: 'commit', threadId: 'a', key, turnId, maxTotalBytes: 100 });
+        expect((await commit('old', 'crashed')).stored).toEqual([]);
+        expect((await commit('young', 'running')).stored).toEqual(['young']);
+        badInput(await rejection(store.settle('a', 't1' as never)), 'turnIds', /settle: turnIds must be an array/);
+        badInput(await rejection(store.settle('a', [], { stagedBefore: 'soon' as never })), 'stagedBefore');
+      }));
+
+    it('lists oldest first per thread and across threads, with totals per thread', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'a1', 'aa');
+        await put(store, 'b', 'b1', 'bbb');
+        await put(store, 'a', 'a2', 'a');
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['a1', 'a2']);
+        expect((await store.list()).map((e) => e.key)).toEqual(['a1', 'b1', 'a2']);
+        expect(await store.totalBytes('a')).toBe(3);
+        expect(await store.totalBytes('b')).toBe(3);
+        expect(await store.totalBytes('nobody')).toBe(0);
+        await put(store, 'b', 'b2', 'x'.repeat(100));
+        expect((await store.evictions()).map((e) => e.key)).toEqual(['b1']);
+        expect(await store.evictions('a')).toEqual([]);
+      }));
+
+    it('tells subscribers about each change with the total after it; a throwing listener harms no one', () =>
+      withStore(async (store) => {
+        const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+        const events: StoreEvent[] = [];
+        store.subscribe(() => {
+          throw new Error('listener bug');
+        });
+        const unsubscribe = store.subscribe((event) => events.push(event));
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        expect(events).toEqual([
+          { type: 'stored', threadId: 'a', key: 'k1', totalBytes: 60 },
+          { type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 60 },
+          { type: 'stored', threadId: 'a', key: 'k2', totalBytes: 60 },
+        ]);
+        unsubscribe();
+        await put(store, 'a', 'k3', 'z');
+        expect(events).toHaveLength(3);
+        expect(await store.read('a', 'k3')).toBe('z');
+        error.mockRestore();
+      }));
+
+    it("clearThread deletes one thread's entries and failures, leaves others alone, and a read says 'cleared'", () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await put(store, 'a', 'k2', 'y'.repeat(60));
+        await put(store, 'b', 'k1', 'other');
+        await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.clearThread('a');
+        // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
+        expect(events).toEqual(
+          ['k1', 'k2', 'k9'].map((key) => ({ type: 'evicted', threadId: 'a', key, totalBytes: 0 })),
+        );
+        expect(await store.list('a')).toEqual([]);
+        // The log keeps one record a key that was evicted or live, so a read says what happened.
+        expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
+          ['k1', '/large_tool_results/k1', 60, 'cleared'],
+          ['k2', '/large_tool_results/k2', 60, 'cleared'],
+        ]);
+        expect(await store.failures('a')).toEqual([]);
+        expect(await store.totalBytes('a')).toBe(0);
+        for (const key of ['k1', 'k2']) {
+          const error = await evictedRead(store.read('a', key), 'cleared');
+          expect(error.message).toContain(`/large_tool_results/${key}`);
+          says(error, 'cleared');
+        }
+        const never = await rejection(store.read('a', 'never'));
+        expect(never).toBeInstanceOf(BackendError);
+        expect(never).toMatchObject({ code: 'not-found' });
+        if (exact) expect(never).toBeInstanceOf(StoreReadError);
+        if (never instanceof StoreReadError) {
+          expect(never).toMatchObject({ threadId: 'a', key: 'never' });
+          expect(never).not.toHaveProperty('eviction');
+          expect(never).not.toHaveProperty('damage');
+          expect(never.message).toBe('never not found: no result is stored under this key in thread a');
+        }
+        expect(await store.read('b', 'k1')).toBe('other');
+        // Stored again after the clear, a key reads as it is now.
+        await put(store, 'a', 'k1', 'back');
+        expect(await store.read('a', 'k1')).toBe('back');
+        const [k2Cleared] = await store.evictions('a', { keys: ['k2'] });
+        events.length = 0;
+        await store.clearThread('a');
+        expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
+          ['k2', 'cleared'],
+          ['k1', 'cleared'],
+        ]);
+        // k2 was cleared before and not stored since: its record and time stay, and no event names it.
+        expect(await store.evictions('a', { keys: ['k2'] })).toEqual([k2Cleared]);
+        expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 0 }]);
+      }));
+
+    it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
+      withStore(async (store) => {
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        const evicted = (threadId: string, ...keys: string[]) =>
+          keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
+        // A result whose commit failed: its staged text and failure stay, and nothing is live.
+        await store.stage(result('f', 'k1', 'staged text', 'turn-f'));
+        await store.reportFailure({
+          threadId: 'f',
+          key: 'k1',
+          path: '/p',
+          toolName: 't',
+          bytes: 11,
+          at: 1,
+          error: 'e',
+        });
+        expect(await store.read('f', 'k1')).toBe('staged text');
+        events.length = 0;
+        await store.clearThread('f');
+        expect(events).toEqual(evicted('f', 'k1'));
+        expect(await store.failures('f')).toEqual([]);
+        await expect(store.read('f', 'k1')).rejects.toMatchObject({ code: 'not-found' });
+
+        // A failure whose own write failed is kept outside the store's records: cleared with the thread too.
+        if (failFailureWrites) {
+          const stop = failFailureWrites();
+          try {
+            await store.reportFailure({
+              threadId: 'u',
+              key: 'k1',
+              path: '/p',
+              toolName: 't',
+              bytes: 1,
+              at: 1,
+              error: 'e',
+            });
+          } finally {
+            stop();
+          }
+          expect(await store.failures('u')).toHaveLength(1);
+          events.length = 0;
+          await store.clearThread('u');
+          expect(events).toEqual(evicted('u', 'k1'));
+          expect(await store.failures('u')).toEqual([]);
+        }
+
+        // Every entry dropped: only the eviction log is left.
+        await put(store, 'd', 'k1', 'one');
+        await put(store, 'd', 'k2', 'two');
+        await store.apply({ type: 'drop', threadId: 'd', keys: ['k1', 'k2'], turnId: 't9', reason: 'summarized' });
+        expect(await store.list('d')).toEqual([]);
+        events.length = 0;
+        await store.clearThread('d');
+        expect(events).toEqual(evicted('d', 'k1', 'k2'));
+        expect((await store.evictions('d')).map((e) => [e.key, e.reason])).toEqual([
+          ['k1', 'cleared'],
+          ['k2', 'cleared'],
+        ]);
+
+        // Nothing to clear: a thread never written, or one cleared already.
+        events.length = 0;
+        const log = await store.evictions('d');
+        await store.clearThread('d');
+        await store.clearThread('never');
+        expect(events).toEqual([]);
+        expect(await store.evictions('d')).toEqual(log);
+        expect(await store.evictions('never')).toEqual([]);
+      }));
+
+    it('keeps at most logRetention eviction and failure records per thread, the newest', () =>
+      withStore(async (store) => {
+        const count = retention * 2;
+        // Each its own turn (one turn's undo log would grow with every commit).
+        for (let i = 0; i < count; i++) await put(store, 'a', `k${i}`, 'x', `t${i}`, 1);
+        const log = await store.evictions('a');
+        expect(log).toHaveLength(retention);
+        expect(log.map((e) => e.key)).toEqual(
+          Array.from({ length: retention }, (_, i) => `k${count - 1 - retention + i}`),
+        );
+        expect(await store.read('a', `k${count - 1}`)).toBe('x');
+        for (let i = 0; i < retention + 5; i++) {
+          await store.reportFailure({
+            threadId: 'a',
+            key: `f${i}`,
+            path: '/p',
+            toolName: 't',
+            bytes: 1,
+            at: i,
+            error: 'e',
+          });
+        }
+        await store.reportFailure({
+          threadId: 'b',
+          key: 'other',
+          path: '/p',
+          toolName: 't',
+          bytes: 1,
+          at: 0,
+          error: 'e',
+        });
+        const failures = await store.failures('a');
+        expect(failures).toHaveLength(retention);
+        expect(failures[0]!.key).toBe('f5');
+        expect(await store.failures('b')).toHaveLength(1);
+      }));
+
+    // Thousands of commits with the default retention: several seconds on a busy machine.
+    it(
+      'keeps its eviction log at the newest logRetention records through replaced keys and Blocks',
+      { timeout: 60_000 },
+      () =>
+        withStore(async (store) => {
+          // What the log should hold, oldest first: each put evicts the one live entry (the bound is
+          // one byte); every fourth turn is blocked, which evicts what it stored and restores (and
+          // unlogs) what it evicted.
+          const model: string[] = [];
+          let live: string | undefined;
+          for (let i = 0; i < 3 * retention; i++) {
+            const key = `k${i % 7}`;
+            await put(store, 'a', key, 'x', `t${i}`, 1);
+            const evicted = live === undefined ? undefined : `${live} ${live === key ? 'replaced' : 'bound'}`;
+            if (evicted) model.push(evicted);
+            if (i % 4 === 3) {
+              await store.restoreTurn('a', `t${i}`, 1);
+              if (evicted) model.splice(model.lastIndexOf(evicted), 1);
+              model.push(`${key} blocked`);
+              live = evicted && live;
+            } else {
+              live = key;
+            }
+            const log = await store.evictions('a');
+            expect(log).toHaveLength(Math.min(model.length, retention));
+            if (i % 16 === 0 || i === 3 * retention - 1) {
+              expect(log.map((e) => `${e.key} ${e.reason}`)).toEqual(model.slice(-retention));
+            }
+          }
+          expect(model.length).toBeGreaterThan(retention);
+          expect(await store.totalBytes('a')).toBe(live === undefined ? 0 : 1);
+        }),
+    );
+
+    it('holds a thread to the smallest maxTotalBytes of the agents that commit to it', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(40), 't1', 100);
+        // Another agent, bounded at 300, writes to the same thread: 100 still holds.
+        await put(store, 'a', 'k2', 'y'.repeat(40), 't2', 300);
+        const applied = await put(store, 'a', 'k3', 'z'.repeat(40), 't2', 300);
+        expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+        expect(await store.totalBytes('a')).toBe(80);
+        await store.stage(result('a', 'big', 'b'.repeat(150), 't2'));
+        const error = await rejection(
+          store.apply({ type: 'commit', threadId: 'a', key: 'big', turnId: 't2', maxTotalBytes: 300 }),
+        );
+        expect(error).toBeInstanceOf(RangeError);
+        badInput(
+          error,
+          'maxTotalBytes (100',
+          /maxTotalBytes \(100, the smallest bound of the agents writing to the thread\)/,
+        );
+        // restoreTurn with the larger bound keeps the smaller one too; other threads are not affected.
+        await put(store, 'a', 'k4', 'w'.repeat(60), 't3', 300);
+        await store.restoreTurn('a', 't3', 300);
+        expect(await store.totalBytes('a')).toBeLessThanOrEqual(100);
+        await put(store, 'b', 'k1', 'v'.repeat(250), 't1', 300);
+        expect(await store.totalBytes('b')).toBe(250);
+      }));
+
+    /** Thread 'a' holding 3 bytes, the store's events from now on, and a failure of thread 'a' to report. */
+    async function watchingFailures(store: WritableOffloadStore) {
+      await put(store, 'a', 'k1', 'abc');
+      const events: StoreEvent[] = [];
+      store.subscribe((event) => events.push(event));
+      const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
+      return { events, failure };
+    }
+
+    it('records failures to store, oldest first, and tells subscribers', () =>
+      withStore(async (store) => {
+        const { events, failure } = await watchingFailures(store);
+        await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+        await store.reportFailure({ ...failure, threadId: 'b', at: 2, error: 'again' });
+        expect(await store.failures('a')).toEqual([{ ...failure, at: 1, error: 'QuotaExceededError: full' }]);
+        expect((await store.failures()).map((f) => f.threadId)).toEqual(['a', 'b']);
+        expect(events[0]).toEqual({
+          type: 'failed',
+          threadId: 'a',
+          key: 'k2',
+          totalBytes: 3,
+          error: 'QuotaExceededError: full',
+        });
+        await expect(store.reportFailure({ ...failure, at: 3 } as never)).rejects.toThrow(/error/);
+      }));
+
+    it.skipIf(!failFailureWrites)(
+      'records a failure in one atomic unit: one whose unit fails is kept once, in this instance, with one event',
+      () =>
+        withStore(async (store) => {
+          const { events, failure } = await watchingFailures(store);
+          const stop = failFailureWrites!();
+          try {
+            await store.reportFailure({ ...failure, at: 1, error: 'QuotaExceededError: full' });
+          } finally {
+            stop();
+          }
+          // Rolled back with its unit, the written record is gone: only the copy kept here is listed.
+          expect(await store.failures('a')).toEqual([{ ...failure, at: 1, error: 'QuotaExceededError: full' }]);
+          expect(events).toEqual([
+            { type: 'failed', threadId: 'a', key: 'k2', totalBytes: 3, error: 'QuotaExceededError: full' },
+          ]);
+          // A failure whose unit is kept is told once too, after it is kept: a listener reading on the event finds it.
+          let listedAtEvent: Promise<string[]> | undefined;
+          store.subscribe(() => {
+            listedAtEvent ??= store.failures('a').then((listed) => listed.map((f) => f.key));
+          });
+          await store.reportFailure({ ...failure, key: 'k3', at: 2, error: 'again' });
+          expect(events.map((event) => `${event.type} ${event.key}`)).toEqual(['failed k2', 'failed k3']);
+          expect(await listedAtEvent).toEqual(['k2', 'k3']);
+          await store.clearThread('a');
+          expect(await store.failures()).toEqual([]);
+        }),
+    );
+
+    it('rejects bad input with errors that name what was wrong', () =>
+      withStore(async (store) => {
+        await expect(store.stage({ ...result('a', 'k', 'x'), text: 42 as never })).rejects.toThrow(/text/);
+        await expect(store.stage({ ...result('a', 'k', 'x'), key: '' })).rejects.toThrow(/key/);
+        // Every field as reads will check it: a store never writes what it could not read back.
+        badInput(
+          await rejection(store.stage({ ...result('a', 'k', 'x'), createdAt: Number.NaN })),
+          'createdAt',
+          'stage: /large_tool_results/k: createdAt is NaN, not a time in milliseconds',
+        );
+        badInput(
+          await rejection(store.stage({ ...result('a', 'k', 'x'), preview: undefined as never })),
+          'preview',
+          /preview is missing/,
+        );
+        await expect(store.stage({ ...result('a', 'k', 'x'), truncated: 'no' as never })).rejects.toThrow(/truncated/);
+        await expect(store.stage({ ...result('a', 'k', 'x'), turnId: 7 as never })).rejects.toThrow(/turnId/);
+        badInput(await rejection(store.apply({ type: 'nope' } as never)), 'type', /change.type/);
+        await store.stage(result('a', 'k', 'x'));
+        await expect(
+          store.apply({ type: 'commit', threadId: 'a', key: 'k', turnId: 't', maxTotalBytes: 0 }),
+        ).rejects.toThrow(RangeError);
+        expect(await store.list('a')).toEqual([]);
+      }));
+
+    it('keeps the bound and exact totals under a parallel batch', () =>
+      withStore(async (store) => {
+        const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+        await Promise.all(keys.map((key, i) => put(store, 'a', key, 'x'.repeat(5 + (i % 7) * 5), 't1', 60)));
+        const entries = await store.list('a');
+        const total = entries.reduce((sum, entry) => sum + entry.bytes, 0);
+        expect(await store.totalBytes('a')).toBe(total);
+        expect(total).toBeLessThanOrEqual(60);
+        const evicted = new Set((await store.evictions('a')).map((e) => e.key));
+        // Each key is live or logged, as long as the log keeps them all.
+        if (keys.length <= retention) {
+          for (const key of keys) expect(evicted.has(key) || entries.some((e) => e.key === key)).toBe(true);
+        }
+        expect(new Set(entries.map((e) => e.seq)).size).toBe(entries.length);
+      }));
+  });
+}

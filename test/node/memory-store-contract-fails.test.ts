@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startVitest } from 'vitest/node';
+
+/**
+ * `storeContract` is worth running only if it fails a store that breaks a rule: here a store that
+ * keeps no bound (its commits pass the inner store a bound nothing reaches) and one that shows a
+ * staged result before its commit, each run by a vitest of its own.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'store-contract-fails-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The names of the tests that failed when the contract ran against the store `make` builds. */
+async function failedTests(name: string, make: string): Promise<string[]> {
+  const file = join(dir, `${name}.test.ts`);
+  writeFileSync(
+    file,
+    `import { MemoryOffloadStore } from '${join(root, 'lib', 'index.ts')}';
+import { storeContract } from '${join(root, 'lib', 'testing.ts')}';
+storeContract(() => { ${make} }, { name: '${name}' });
+`,
+  );
+  const vitest = await startVitest('test', [file], {
+    root: dir,
+    config: false,
+    watch: false,
+    reporters: [{}],
+    silent: true,
+  });
+  try {
+    return vitest.state
+      .getFiles()
+      .flatMap((task) => [...allTests(task)])
+      .filter((test) => test.result?.state === 'fail')
+      .map((test) => test.name);
+  } finally {
+    await vitest.close();
+  }
+}
+
+type Task = { type: string; name: string; tasks?: Task[]; result?: { state?: string } };
+function* allTests(task: Task): Generator<Task> {
+  if (task.type === 'test') yield task;
+  for (const child of task.tasks ?? []) yield* allTests(child);
+}
+
+describe('storeContract fails a store that breaks a rule', () => {
+  it('a store that keeps no bound fails the bound tests', { timeout: 120_000 }, async () => {
+    const failed = await failedTests(
+      'unbounded',
+      `const store = new MemoryOffloadStore();
+      const apply = store.apply.bind(store);
+      store.apply = (change) => apply(change.type === 'commit' ? { ...change, maxTotalBytes: 1e9 } : change);
+      return store;`,
+    );
+    expect(failed).toContain(
+      'evicts the oldest until the thread fits, logs why, and says so when an evicted path is read',
+    );
+    expect(failed).toContain(
+      'fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one',
+    );
+  });
+
+  it('a store that lists a staged result before its commit fails', { timeout: 120_000 }, async () => {
+    const failed = await failedTests(
+      'eager',
+      `const store = new MemoryOffloadStore();
+      const stage = store.stage.bind(store);
+      store.stage = async (result) => {
+        await stage(result);
+        await store.apply({ type: 'commit', threadId: result.threadId, key: result.key, turnId: result.turnId, maxTotalBytes: 1e9 });
+      };
+      return store;`,
+    );
+    expect(failed).toContain('keeps a staged result out of sight until it is committed');
+  });
+});
