@@ -1,4 +1,0 @@
-import { IndexedDbOffloadStore } from '../store/indexeddb-store.js';
-export function defaultOffloadStore() {
-  return new IndexedDbOffloadStore();
-}
