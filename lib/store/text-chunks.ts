@@ -3,7 +3,7 @@ import { checkInteger } from '../shared/checks.js';
 /**
  * Stored texts are kept in chunks, so reading a page of a large result reads only the chunks that
  * hold it. A record keeps how many newlines each chunk has; lines are counted as the file tools
- * count them (lib/text.ts: a final '\n' ends the last line, '' has no lines).
+ * count them (lib/shared/text.ts: a final '\n' ends the last line, '' has no lines).
  */
 
 /** Where a text's lines fall in its chunks; kept on the entry and staged records. */
