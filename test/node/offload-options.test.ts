@@ -112,22 +112,3 @@ describe('unknown options', () => {
     );
   });
 });
-
-describe('the default store where indexedDB is missing (Node)', () => {
-  it('is a memory store, loaded on its first call: results store and read back, and a listener subscribed before then hears them', async () => {
-    const offload = new ToolOutputOffload({ thresholdTokens: 1000 });
-    const events: string[] = [];
-    offload.store.subscribe((event) => events.push(`${event.type} ${event.key}`));
-    const shown = await offload.offloadResult({
-      threadId: 't',
-      callId: 'c',
-      toolName: 'fetch',
-      content: 'x\n'.repeat(4000),
-    });
-    expect(shown.kind).toBe('stored');
-    const key = shown.path!.slice(ToolOutputOffload.mount.length);
-    expect(await offload.store.read('t', key)).toBe('x\n'.repeat(4000));
-    expect(events).toEqual([`stored ${key}`]);
-    await offload.close();
-  });
-});
