@@ -16,8 +16,8 @@ interface ShownOutput {
   output: ModelOutput;
   /** Where this call stored the result; absent when it stored nothing. */
   storedAt?: string;
-  /** Over the threshold, but the store failed: the model got a cut with a note. */
-  failed?: boolean;
+  /** Over the threshold, but the store failed (this is its error): the model got a cut with a note. */
+  failed?: string;
 }
 
 /**
@@ -56,7 +56,7 @@ async function offloadText(
     case 'stored':
       return shown.stored ? { output: replace(shown.text), storedAt: shown.path } : { output: replace(shown.text) };
     case 'failed':
-      return { output: replace(shown.text), failed: true };
+      return { output: replace(shown.text), failed: shown.why };
     case 'cut':
       return { output: replace(shown.text) };
   }
@@ -69,12 +69,58 @@ function withOptionsOf(output: ModelOutput, replacement: ModelOutput): ModelOutp
     : replacement;
 }
 
+/** UTF-8 bytes of a text, at most `max + 1` counted exactly: whether it fits is all that is asked. */
+function fitsBytes(text: string, max: number): boolean {
+  // UTF-8 takes one to three bytes per UTF-16 unit.
+  if (text.length * 3 <= max) return true;
+  if (text.length > max) return false;
+  return new TextEncoder().encode(text).length <= max;
+}
+
+/**
+ * The text a JSON value over the threshold is stored as: the most readable form that is stored
+ * whole, so nothing the provider would have been sent is lost to formatting. Pretty-printed (two
+ * spaces) when it fits `maxResultBytes`; else one value per line without the indentation (a line
+ * of pretty JSON never starts inside a string: JSON.stringify escapes newlines); else compact,
+ * which the offload cuts at `maxResultBytes` when even that is over, keeping the most of it.
+ */
+function jsonToStore(value: JSONValue, compact: string, maxResultBytes: number): string {
+  if (!fitsBytes(compact, maxResultBytes)) return compact;
+  const pretty = JSON.stringify(value, null, 2) ?? 'null';
+  if (fitsBytes(pretty, maxResultBytes)) return pretty;
+  const lines = pretty.replace(/\n +/g, '\n');
+  return fitsBytes(lines, maxResultBytes) ? lines : compact;
+}
+
+/**
+ * A `json` output: measured as the provider is sent it (`JSON.stringify(value)`, what every AI SDK
+ * provider sends for a json tool result) and, within the threshold, sent unchanged; over it,
+ * stored whole (`jsonToStore`) and replaced by the header and preview as a text.
+ */
+async function offloadJson(
+  offload: ToolOutputOffload,
+  result: ResultToShow,
+  output: Extract<ModelOutput, { type: 'json' }>,
+): Promise<ShownOutput> {
+  const compact = JSON.stringify(output.value) ?? 'null';
+  const asText = (text: string) => withOptionsOf(output, { type: 'text', value: text });
+  if (offload.measure.tokensOver(compact, offload.thresholdFor(result.toolName)) === undefined) {
+    // Still offered: every call is an update of the thread (its age limit applies).
+    return offloadText(offload, result, compact, output, asText);
+  }
+  const stored = jsonToStore(output.value, compact, offload.limits.maxResultBytes);
+  const shown = await offloadText(offload, result, stored, output, asText);
+  // An estimator that finds the longer form within the threshold: the compact one is over it.
+  if (shown.output === output && stored !== compact) return offloadText(offload, result, compact, output, asText);
+  return shown;
+}
+
 /**
  * What the model is sent for one tool result: a text over the threshold becomes the header and
- * preview naming where it is stored; a JSON value over it is pretty-printed (so reads by line
- * work) and offloaded the same way; a `content` output has its text offloaded and its other parts
- * kept after it; an error is cut to the threshold (never stored). Anything else, and anything
- * within the threshold, is sent as it came.
+ * preview naming where it is stored; a JSON value is measured as the provider is sent it and, over
+ * the threshold, stored whole in a form read_file pages by line (`jsonToStore`); a `content`
+ * output has its text offloaded and its other parts kept after it; an error is cut to the
+ * threshold (never stored). Anything else, and anything within the threshold, is sent as it came.
  */
 export async function offloadModelOutput(
   offload: ToolOutputOffload,
@@ -87,12 +133,8 @@ export async function offloadModelOutput(
       return offloadText(offload, result, output.value, output, (text) =>
         withOptionsOf(output, { type: 'text', value: text }),
       );
-    case 'json': {
-      const pretty = JSON.stringify(output.value, null, 2) ?? 'null';
-      return offloadText(offload, result, pretty, output, (text) =>
-        withOptionsOf(output, { type: 'text', value: text }),
-      );
-    }
+    case 'json':
+      return offloadJson(offload, result, output);
     case 'content': {
       const isText = (part: ContentParts[number]) => part.type === 'text';
       const texts = output.value.filter(isText) as Array<Extract<ContentParts[number], { type: 'text' }>>;
@@ -108,9 +150,10 @@ export async function offloadModelOutput(
       return { output: value === output.value ? output : { ...output, value } };
     }
     case 'error-json': {
-      const pretty = JSON.stringify(output.value, null, 2) ?? 'null';
-      const value = offload.cutToThreshold(pretty);
-      if (value === pretty) return unchanged;
+      // Cut as the provider is sent it (compact), which keeps the most of it within the threshold.
+      const sent = JSON.stringify(output.value) ?? 'null';
+      const value = offload.cutToThreshold(sent);
+      if (value === sent) return unchanged;
       return { output: withOptionsOf(output, { type: 'error-text', value }) };
     }
     default:

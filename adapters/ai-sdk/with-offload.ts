@@ -7,8 +7,11 @@ import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 export type OffloadEvent =
   /** Stored now under `path`; the model sees the header and first lines naming it. */
   | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
-  /** Over the threshold, but the store failed (why: `offload.store.failures(threadId)`); the model sees a cut with a note. */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string };
+  /**
+   * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
+   * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
+   */
+  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string };
 
 export interface WithOffloadOptions {
   /** The chat (thread) these tools serve: stored results and reads are per thread. */
@@ -24,6 +27,10 @@ export interface WithOffload<TOOLS extends ToolSet> {
   system: string;
 }
 
+const optionNames: ReadonlySet<string> = new Set(['threadId', 'onEvent']);
+/** A name for an error message: quoted, and cut when long (it is the caller's). */
+const quoted = (name: string) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+
 function checkOptions(offload: unknown, tools: unknown, options: unknown): WithOffloadOptions {
   if (typeof (offload as ToolOutputOffload | null)?.offloadResult !== 'function') {
     throw new TypeError('withOffload: the first argument must be a ToolOutputOffload');
@@ -31,7 +38,16 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
     throw new TypeError('withOffload: tools must be an object of AI SDK tools, keyed by name');
   }
-  const { threadId, onEvent } = (options ?? {}) as Partial<WithOffloadOptions>;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError('withOffload: options must be an object, { threadId, onEvent? }');
+  }
+  const unknown = Object.keys(options).filter((name) => !optionNames.has(name));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `withOffload: unknown option ${unknown.map(quoted).join(', ')}; the options are ${[...optionNames].join(', ')}`,
+    );
+  }
+  const { threadId, onEvent } = options as Partial<WithOffloadOptions>;
   if (typeof threadId !== 'string' || threadId === '') {
     throw new TypeError(`withOffload: options.threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
   }
@@ -109,7 +125,8 @@ export function withOffload<TOOLS extends ToolSet>(
         const base = own ? await own({ toolCallId, input, output }) : defaultModelOutput(output);
         const shown = await offloadModelOutput(offload, { threadId, toolName, toolCallId }, base);
         if (shown.storedAt) emit({ type: 'offloaded', threadId, toolName, toolCallId, path: shown.storedAt });
-        if (shown.failed) emit({ type: 'offload-failed', threadId, toolName, toolCallId });
+        if (shown.failed !== undefined)
+          emit({ type: 'offload-failed', threadId, toolName, toolCallId, why: shown.failed });
         return shown.output;
       },
     } as Tool;

@@ -3,7 +3,7 @@ import { type AgentMiddleware, createMiddleware } from 'langchain';
 import type { ToolOutputOffload } from '../../lib/index.js';
 import { langChainReadTools } from './read-tools.js';
 import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
-import { isCommand, offloadCommand, offloadToolMessage } from './tool-messages.js';
+import { isCommand, type OffloadEvent, offloadCommand, offloadToolMessage } from './tool-messages.js';
 
 export interface OffloadMiddlewareOptions {
   /**
@@ -12,6 +12,32 @@ export interface OffloadMiddlewareOptions {
    * error saying so — results are never pooled in one shared thread.
    */
   threadId?: ThreadIdOf;
+  /** Told of each result stored or that could not be stored. A listener that throws is logged, not rethrown. */
+  onEvent?: (event: OffloadEvent) => void;
+}
+
+const optionNames: ReadonlySet<string> = new Set(['threadId', 'onEvent']);
+/** A name for an error message: quoted, and cut when long (it is the caller's). */
+const quoted = (name: string) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+
+function checkOptions(options: unknown): OffloadMiddlewareOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError('offloadMiddleware: options must be an object, { threadId?, onEvent? }');
+  }
+  const unknown = Object.keys(options).filter((name) => !optionNames.has(name));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `offloadMiddleware: unknown option ${unknown.map(quoted).join(', ')}; the options are ${[...optionNames].join(', ')}`,
+    );
+  }
+  const { threadId, onEvent } = options as OffloadMiddlewareOptions;
+  if (threadId !== undefined && typeof threadId !== 'function') {
+    throw new TypeError('offloadMiddleware: threadId must be a function (runtime) => string');
+  }
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw new TypeError('offloadMiddleware: onEvent must be a function (event) => void');
+  }
+  return { ...(threadId ? { threadId } : {}), ...(onEvent ? { onEvent } : {}) };
 }
 
 /** Appends the offload's lines to a system message, after a blank line when there is text before them. */
@@ -27,7 +53,9 @@ function withOffloadLines(system: SystemMessage, lines: string): SystemMessage {
  *   `/large_tool_results/` and its first lines (same tool_call_id); a Command's ToolMessages too;
  * - adds the read-only tools read_file, grep, ls and glob over the thread's stored results (their
  *   results are never stored; an evicted or unknown path is an error ToolMessage, not a throw);
- * - appends the offload's lines to the system prompt of every model call.
+ * - appends the offload's lines to the system prompt of every model call;
+ * - tells `onEvent` of each result stored or that could not be stored: a store failure never fails
+ *   the run (S3), the model gets a cut with a note saying why.
  * A tool's own error (thrown, or a ToolMessage with status "error") passes through unchanged.
  */
 export function offloadMiddleware(
@@ -37,12 +65,14 @@ export function offloadMiddleware(
   if (typeof offload?.offloadResult !== 'function' || typeof offload.readTools !== 'function') {
     throw new TypeError('offloadMiddleware needs a ToolOutputOffload');
   }
-  if (typeof options !== 'object' || options === null)
-    throw new TypeError('offloadMiddleware: options must be an object');
-  const { threadId } = options;
-  if (threadId !== undefined && typeof threadId !== 'function') {
-    throw new TypeError('offloadMiddleware: threadId must be a function (runtime) => string');
-  }
+  const { threadId, onEvent } = checkOptions(options);
+  const emit = (event: OffloadEvent) => {
+    try {
+      onEvent?.(event);
+    } catch (error) {
+      console.warn('offloadMiddleware: onEvent threw', error);
+    }
+  };
   const threadOf = (runtime: Parameters<ThreadIdOf>[0]) => resolveThreadId(runtime, threadId);
   const readTools = langChainReadTools(offload, threadOf);
 
@@ -66,7 +96,7 @@ export function offloadMiddleware(
       if (runner) return handler({ ...request, tool: runner });
       const threadId = threadOf(request.runtime);
       const result = await handler(request);
-      const origin = { offload, threadId, toolName: request.toolCall.name };
+      const origin = { offload, threadId, toolName: request.toolCall.name, emit };
       if (ToolMessage.isInstance(result)) return offloadToolMessage(result, origin);
       if (isCommand(result)) return offloadCommand(result, origin);
       return result;

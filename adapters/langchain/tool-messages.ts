@@ -1,11 +1,23 @@
-import { ToolMessage } from '@langchain/core/messages';
+import { coerceMessageLikeToMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolOutputOffload } from '../../lib/index.js';
+
+/** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
+export type OffloadEvent =
+  /** Stored now under `path`; the model sees the header and first lines naming it. */
+  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
+  /**
+   * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
+   * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
+   */
+  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string };
 
 /** Where a tool's result is offloaded: its thread and the tool's name (for a message without one). */
 interface ResultOrigin {
   offload: ToolOutputOffload;
   threadId: string;
   toolName: string;
+  /** Told what happened to each result stored or that could not be stored. */
+  emit: (event: OffloadEvent) => void;
 }
 
 type Block = { type?: unknown; text?: unknown };
@@ -27,12 +39,15 @@ export async function offloadToolMessage(message: ToolMessage, origin: ResultOri
   const texts = typeof content === 'string' ? [content] : content.filter(isTextBlock).map((block) => block.text);
   if (texts.length === 0) return message;
   const original = texts.join('\n');
-  const result = await origin.offload.offloadResult({
-    threadId: origin.threadId,
-    callId: message.tool_call_id,
-    toolName: message.name || origin.toolName,
-    content: original,
-  });
+  const toolName = message.name || origin.toolName;
+  const { threadId } = origin;
+  const toolCallId = message.tool_call_id;
+  const result = await origin.offload.offloadResult({ threadId, callId: toolCallId, toolName, content: original });
+  if (result.kind === 'stored' && result.stored) {
+    origin.emit({ type: 'offloaded', threadId, toolName, toolCallId, path: result.path });
+  } else if (result.kind === 'failed') {
+    origin.emit({ type: 'offload-failed', threadId, toolName, toolCallId, why: result.why });
+  }
   if (result.text === original) return message;
   return new ToolMessage({
     content:
@@ -65,11 +80,52 @@ export function isCommand(value: unknown): value is CommandLike {
   );
 }
 
-async function offloadMessages(messages: unknown, origin: ResultOrigin): Promise<unknown> {
-  if (!Array.isArray(messages)) return messages;
-  const replaced = await Promise.all(
-    messages.map((message) => (ToolMessage.isInstance(message) ? offloadToolMessage(message, origin) : message)),
+/** A plain object LangChain coerces to a ToolMessage: `{ role | type: 'tool', content, tool_call_id }`, or a serialized ToolMessage. */
+function isToolMessageLike(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const fields = value as { role?: unknown; type?: unknown; id?: unknown; kwargs?: unknown; lc?: unknown };
+  // coerceMessageLikeToMessage takes `role` first, then `type`; a tool message needs its tool_call_id.
+  if (typeof fields.role === 'string') return fields.role === 'tool' && 'tool_call_id' in value;
+  if (fields.type === 'tool') return 'tool_call_id' in value;
+  // The serialized form (`{ lc: 1, type: 'constructor', id: [..., 'ToolMessage'], kwargs }`).
+  return (
+    fields.type === 'constructor' &&
+    Array.isArray(fields.id) &&
+    (fields.id.at(-1) === 'ToolMessage' || fields.id.at(-1) === 'ToolMessageChunk') &&
+    typeof fields.kwargs === 'object' &&
+    fields.kwargs !== null &&
+    'tool_call_id' in fields.kwargs
   );
+}
+
+/** The ToolMessage a Command's message stands for, as LangGraph's messages reducer will coerce it; else undefined. */
+function asToolMessage(message: unknown): ToolMessage | undefined {
+  if (ToolMessage.isInstance(message)) return message;
+  if (!isToolMessageLike(message)) return undefined;
+  try {
+    const coerced = coerceMessageLikeToMessage(message as never);
+    return ToolMessage.isInstance(coerced) ? coerced : undefined;
+  } catch {
+    return undefined; // the reducer will refuse it too, with its own error: not ours to word
+  }
+}
+
+/** One message of a Command's update: a ToolMessage (or a message-like one) offloaded, anything else as it is. */
+async function offloadMessage(message: unknown, origin: ResultOrigin): Promise<unknown> {
+  const tool = asToolMessage(message);
+  if (!tool) return message;
+  const shown = await offloadToolMessage(tool, origin);
+  return shown === tool ? message : shown;
+}
+
+/**
+ * A Command's `messages`, in every shape LangGraph's messages reducer takes (an array, or one
+ * message or message-like object): its ToolMessages offloaded, the shape kept; the same value
+ * when nothing changed.
+ */
+async function offloadMessages(messages: unknown, origin: ResultOrigin): Promise<unknown> {
+  if (!Array.isArray(messages)) return offloadMessage(messages, origin);
+  const replaced = await Promise.all(messages.map((message) => offloadMessage(message, origin)));
   return replaced.every((message, i) => message === messages[i]) ? messages : replaced;
 }
 

@@ -123,8 +123,11 @@ export async function offloadResult(
     if (now) return shownAgain(content, text, key, now, limits);
     throw new Error('its staged copy was deleted before it could be committed');
   } catch (error) {
-    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise).
-    await store.settle(threadId, [tag]).catch(() => undefined);
+    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise). A
+    // store that throws here, even before it returns a promise, is failing already: the run goes on.
+    try {
+      await store.settle(threadId, [tag]);
+    } catch {}
     return failedOutcome(store, result, limits, error);
   }
 }
@@ -136,5 +139,7 @@ export async function offloadResult(
 async function expireAlone(store: WritableOffloadStore, threadId: string, maxAgeMs: number | undefined): Promise<void> {
   const { expireBefore } = expiryOf(maxAgeMs);
   if (expireBefore === undefined) return;
-  await store.apply({ type: 'expire', threadId, before: expireBefore }).catch(() => undefined);
+  try {
+    await store.apply({ type: 'expire', threadId, before: expireBefore });
+  } catch {}
 }

@@ -2,8 +2,9 @@ import { convertToModelMessages, generateText, stepCountIs, streamText, ToolLoop
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type OffloadEvent, withOffload } from '../../adapters/ai-sdk/index.js';
-import { IndexedDbOffloadStore, ToolOutputOffload } from '../../lib/index.js';
+import { IndexedDbOffloadStore, ToolOutputOffload, type ToolOutputOffloadOptions } from '../../lib/index.js';
 import { pathIn, scriptedAiModel, shownText, toolResultsIn } from './fixtures/ai-sdk-model.js';
+import { brokenStore, failingStores, unhandledRejectionsOf } from './fixtures/failing-stores.js';
 
 /** About 300 KB: 3000 numbered lines of 106 characters. */
 function bigPage(tag: string): string {
@@ -14,7 +15,7 @@ function bigPage(tag: string): string {
 }
 
 const stores: IndexedDbOffloadStore[] = [];
-function offloadOnIndexedDb(options: { maxTotalBytes?: number } = {}) {
+function offloadOnIndexedDb(options: Omit<ToolOutputOffloadOptions, 'store'> = {}) {
   const store = new IndexedDbOffloadStore({ name: `ai-sdk-${crypto.randomUUID()}` });
   stores.push(store);
   return new ToolOutputOffload({ store, ...options });
@@ -219,7 +220,7 @@ describe('withOffload (AI SDK 7)', () => {
     expect(await offload.store.read('t', entry!.key)).toBe(bigPage('shot'));
   });
 
-  it('json over the threshold is pretty-printed and offloaded; errors are cut, never stored; small outputs pass as the SDK sends them', async () => {
+  it('json over the threshold is stored pretty-printed when that fits maxResultBytes; errors are cut, never stored; small outputs pass as the SDK sends them', async () => {
     const offload = offloadOnIndexedDb();
     const rows = Array.from({ length: 4000 }, (_, i) => ({ id: i, name: `row ${i}` }));
     const lookup = tool({ description: 'rows', inputSchema: z.object({}), execute: async () => rows });
@@ -257,6 +258,8 @@ describe('withOffload (AI SDK 7)', () => {
       await tools.failing.toModelOutput!({ ...call, toolCallId: 'f', output: { problem: 'x'.repeat(200_000) } }),
       await tools.noisy.toModelOutput!({ ...call, toolCallId: 'n', output: 'e'.repeat(200_000) }),
     ];
+    // error-json is cut as the provider is sent it: compact, so the cut keeps the most of it.
+    expect((errors[0] as { value: string }).value.startsWith('{"problem":"xxx')).toBe(true);
     for (const output of errors) {
       expect(output.type).toBe('error-text');
       const value = (output as { value: string }).value;
@@ -309,5 +312,196 @@ describe('withOffload (AI SDK 7)', () => {
     expect(() => withOffload(offload, { grep: fetchPage }, { threadId: 't' })).toThrow(
       /already has a tool named "grep"/,
     );
+    expect(() => withOffload(offload, {}, 't' as never)).toThrow(/options must be an object/);
   });
+
+  it('rejects an unknown option name with a TypeError naming it and the options there are', () => {
+    const offload = new ToolOutputOffload({ store: offloadOnIndexedDb().store });
+    const misspelt = { threadId: 't', onevent: () => {} } as never;
+    expect(() => withOffload(offload, {}, misspelt)).toThrow(TypeError);
+    expect(() => withOffload(offload, {}, misspelt)).toThrow(
+      'withOffload: unknown option "onevent"; the options are threadId, onEvent',
+    );
+    expect(() => withOffload(offload, {}, { threadId: 't', a: 1, b: 2 } as never)).toThrow(/unknown option "a", "b"/);
+  });
+});
+
+/** Rows of nested JSON: compact about 93 bytes a row, pretty-printed about 2.4 times that. */
+function rows(count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    id: i,
+    tags: ['a', 'b', 'c'],
+    geo: { lat: i, lng: -i - 1 },
+    meta: { seen: { by: [i] } },
+  }));
+}
+
+describe('withOffload: JSON is measured as the SDK sends it', () => {
+  const lookupOf = (value: unknown) =>
+    tool({ description: 'Look rows up', inputSchema: z.object({}), execute: async () => value });
+  const lookupOnce = () =>
+    scriptedAiModel([{ toolCalls: [{ id: 'call-1', name: 'lookup', input: {} }] }, { text: 'done' }]);
+
+  it('a 2.3 KB JSON (about 570 tokens as sent) under a 1000-token threshold reaches the model unchanged', async () => {
+    const offload = offloadOnIndexedDb({ thresholdTokens: 1000 });
+    const value = rows(27);
+    expect(JSON.stringify(value).length).toBeGreaterThan(2000);
+    expect(JSON.stringify(value, null, 2).length).toBeGreaterThan(4000); // over the threshold pretty-printed
+    const events: OffloadEvent[] = [];
+    const { tools } = withOffload(
+      offload,
+      { lookup: lookupOf(value) },
+      { threadId: 't', onEvent: (e) => events.push(e) },
+    );
+    const model = lookupOnce();
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+    expect(result.text).toBe('done');
+    expect(toolResultsIn(model.prompts[1]!)[0]!.output).toEqual({ type: 'json', value });
+    expect(await offload.store.list('t')).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('a 287 KB JSON (681 KB pretty-printed) with maxResultBytes 400_000 is stored whole, one value a line', async () => {
+    const offload = offloadOnIndexedDb({ maxResultBytes: 400_000 });
+    const value = rows(3100);
+    const compact = JSON.stringify(value);
+    expect(compact.length).toBeGreaterThan(285_000);
+    expect(JSON.stringify(value, null, 2).length).toBeGreaterThan(400_000);
+    const { tools } = withOffload(offload, { lookup: lookupOf(value) }, { threadId: 't' });
+    const model = scriptedAiModel([
+      { toolCalls: [{ id: 'call-1', name: 'lookup', input: {} }] },
+      (prompt) => ({
+        toolCalls: [
+          {
+            id: 'call-2',
+            name: 'read_file',
+            input: { path: pathIn(shownText(prompt, 'call-1')), offset: 1, limit: 6 },
+          },
+        ],
+      }),
+      { text: 'done' },
+    ]);
+    await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(4) });
+    const shown = shownText(model.prompts[1]!, 'call-1');
+    expect(shown).toContain('[Stored tool result]');
+    const [entry] = await offload.store.list('t');
+    expect(entry).toMatchObject({ path: pathIn(shown), truncated: false });
+    const stored = await offload.store.read('t', entry!.key);
+    expect(JSON.parse(stored!)).toEqual(value);
+    const lines = stored!.split('\n');
+    expect(lines.length).toBe(58_902); // one value a line: read_file pages it
+    expect(shownText(model.prompts[2]!, 'call-2')).toBe(
+      ['{', '"id": 0,', '"tags": [', '"a",', '"b",', '"c"']
+        .map((line, i) => `${String(i + 2).padStart(6)}\t${line}`)
+        .join('\n')
+        .concat(`\n[lines 2-7 of ${lines.length}; continue with read_file offset=7]`),
+    );
+  });
+
+  it('stores the compact form whole when only it fits maxResultBytes, and cuts it (never a pretty form) when even it does not', async () => {
+    const value = rows(3100);
+    const compact = JSON.stringify(value);
+    const call = { toolCallId: 'c1', input: {}, output: value };
+    const cases = [
+      { maxResultBytes: 300_000, stored: compact, truncated: false },
+      { maxResultBytes: 200_000, stored: compact.slice(0, 200_000), truncated: true },
+    ];
+    for (const { maxResultBytes, stored, truncated } of cases) {
+      const offload = offloadOnIndexedDb({ maxResultBytes });
+      const { tools } = withOffload(offload, { lookup: lookupOf(value) }, { threadId: 't' });
+      await tools.lookup.toModelOutput!(call);
+      const [entry] = await offload.store.list('t');
+      expect(entry).toMatchObject({ truncated, bytes: stored.length, originalBytes: compact.length });
+      expect(await offload.store.read('t', entry!.key)).toBe(stored);
+    }
+  });
+});
+
+describe.each(failingStores)('withOffload over $name', (failing) => {
+  it('the run completes: the result is cut with a note saying why, and onEvent says it could not be stored', async () => {
+    const { store, cleanup } = await failing.open();
+    try {
+      const offload = new ToolOutputOffload({ store });
+      const events: OffloadEvent[] = [];
+      const { tools } = withOffload(
+        offload,
+        { fetch_page: fetchPage },
+        { threadId: 'chat-1', onEvent: (e) => events.push(e) },
+      );
+      const model = scriptedAiModel([
+        { toolCalls: [{ id: 'call-1', name: 'fetch_page', input: { url: 'docs' } }] },
+        { text: 'done' },
+      ]);
+      const unhandled = await unhandledRejectionsOf(async () => {
+        const result = await generateText({ model, tools, prompt: 'Read docs', stopWhen: stepCountIs(3) });
+        expect(result.text).toBe('done');
+      });
+      expect(unhandled).toEqual([]);
+      const shown = shownText(model.prompts[1]!, 'call-1');
+      expect(shown.startsWith(bigPage('docs').slice(0, 1000))).toBe(true);
+      expect(shown).toMatch(/It could not be stored \(/);
+      expect(shown).toMatch(failing.why);
+      expect(shown).not.toContain('/large_tool_results/');
+      expect(shown.length).toBeLessThanOrEqual(20_000 * 4);
+      expect(events).toEqual([
+        {
+          type: 'offload-failed',
+          threadId: 'chat-1',
+          toolName: 'fetch_page',
+          toolCallId: 'call-1',
+          why: expect.stringMatching(failing.why),
+        },
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('withOffload when one store call fails', () => {
+  // Each call offloadResult makes, alone or with the one that follows it on the failure path.
+  const failing = [['seen'], ['stage'], ['apply'], ['reportFailure'], ['apply', 'settle'], ['stage', 'reportFailure']];
+  const how = ['reject', 'throw'] as const;
+  it.each(failing.flatMap((only) => how.map((mode) => ({ only, mode, name: `${only.join(' + ')} (${mode})` }))))(
+    '$name: a small and a large result both reach the model, and no rejection is left unhandled',
+    async ({ only, mode }) => {
+      // With an age limit, a call that stores nothing still updates the store (the expiry).
+      const offload = new ToolOutputOffload({ store: brokenStore(mode, only), maxAgeMs: 60_000 });
+      const small = tool({ description: 'small', inputSchema: z.object({}), execute: async () => 'a few words' });
+      const events: OffloadEvent[] = [];
+      const { tools } = withOffload(
+        offload,
+        { fetch_page: fetchPage, small },
+        { threadId: 't', onEvent: (e) => events.push(e) },
+      );
+      const model = scriptedAiModel([
+        {
+          toolCalls: [
+            { id: 'call-1', name: 'small', input: {} },
+            { id: 'call-2', name: 'fetch_page', input: { url: 'docs' } },
+          ],
+        },
+        { text: 'done' },
+      ]);
+      const unhandled = await unhandledRejectionsOf(async () => {
+        const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+        expect(result.text).toBe('done');
+      });
+      expect(unhandled).toEqual([]);
+      expect(shownText(model.prompts[1]!, 'call-1')).toBe('a few words');
+      const large = shownText(model.prompts[1]!, 'call-2');
+      if (only.includes('reportFailure') && only.length === 1) {
+        // Only the failure log is broken: the result is stored as usual.
+        expect(large).toContain('[Stored tool result]');
+        expect(events.map((e) => e.type)).toEqual(['offloaded']);
+      } else {
+        expect(large).toMatch(
+          /It could not be stored \(Error: the disk is on fire|It could not be stored \(the disk is on fire/,
+        );
+        expect(events).toMatchObject([
+          { type: 'offload-failed', toolCallId: 'call-2', why: expect.stringContaining('the disk is on fire') },
+        ]);
+      }
+    },
+  );
 });

@@ -4,9 +4,10 @@ import { Command } from '@langchain/langgraph';
 import { AIMessage, createMiddleware, ToolMessage, tool, toolErrorMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { offloadMiddleware } from '../../adapters/langchain/index.js';
+import { type OffloadEvent, offloadMiddleware } from '../../adapters/langchain/index.js';
 import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { estimateTokens } from '../../lib/shared/text.js';
+import { failingStores, unhandledRejectionsOf } from './fixtures/failing-stores.js';
 import {
   ask,
   callsFrom,
@@ -201,9 +202,85 @@ describe('offloadMiddleware in createAgent', () => {
     const offload = new ToolOutputOffload({ thresholdTokens: 1000 });
     expect(() => offloadMiddleware({} as ToolOutputOffload)).toThrow(/needs a ToolOutputOffload/);
     expect(() => offloadMiddleware(offload, { threadId: 'chat-1' as never })).toThrow(/threadId must be a function/);
+    expect(() => offloadMiddleware(offload, { onEvent: 'log' as never })).toThrow(/onEvent must be a function/);
+    expect(() => offloadMiddleware(offload, 'chat-1' as never)).toThrow(/options must be an object/);
+    expect(() => offloadMiddleware(offload, { thread_id: 'chat-1' } as never)).toThrow(TypeError);
+    expect(() => offloadMiddleware(offload, { thread_id: 'chat-1' } as never)).toThrow(
+      'offloadMiddleware: unknown option "thread_id"; the options are threadId, onEvent',
+    );
     const model = fakeModel().respond(new AIMessage('done'));
     const { agent } = offloadAgent(model, { options: { threadId: () => '' } });
     await expect(agent.invoke(ask())).rejects.toThrow(/threadId option returned an empty string/);
+  });
+});
+
+describe('offloadMiddleware events', () => {
+  it('tells onEvent of each result stored, with its path; a result kept whole is no event', async () => {
+    const events: OffloadEvent[] = [];
+    const model = fakeModel()
+      .respondWithTools([
+        { name: 'emit', args: { lines: 100 }, id: 'call_big' },
+        { name: 'emit', args: { lines: 3 }, id: 'call_small' },
+      ])
+      .respond(new AIMessage('done'));
+    const { agent, store } = offloadAgent(model, { options: { onEvent: (event) => events.push(event) } });
+    await agent.invoke(ask(), thread('chat-1'));
+    const [entry] = await store.list('chat-1');
+    expect(events).toEqual([
+      { type: 'offloaded', threadId: 'chat-1', toolName: 'emit', toolCallId: 'call_big', path: entry!.path },
+    ]);
+  });
+
+  it('logs a listener that throws, and the run goes on', async () => {
+    const model = fakeModel()
+      .respondWithTools([{ name: 'emit', args: { lines: 100 } }])
+      .respond(new AIMessage('done'));
+    const { agent, store } = offloadAgent(model, {
+      options: {
+        onEvent: () => {
+          throw new Error('listener bug');
+        },
+      },
+    });
+    const result = await agent.invoke(ask(), thread('chat-1'));
+    expect(result.messages.at(-1)!.text).toBe('done');
+    expect(await store.list('chat-1')).toHaveLength(1);
+  });
+});
+
+describe.each(failingStores)('offloadMiddleware over $name', (failing) => {
+  it('the run completes: the result is cut with a note saying why, and onEvent says it could not be stored', async () => {
+    const { store, cleanup } = await failing.open();
+    try {
+      const events: OffloadEvent[] = [];
+      const model = fakeModel()
+        .respondWithTools([{ name: 'emit', args: { lines: 100 }, id: 'call_emit' }])
+        .respond(new AIMessage('done'));
+      const { agent } = offloadAgent(model, { store, options: { onEvent: (event) => events.push(event) } });
+      let result: Awaited<ReturnType<typeof agent.invoke>> | undefined;
+      const unhandled = await unhandledRejectionsOf(async () => {
+        result = await agent.invoke(ask(), thread('chat-1'));
+      });
+      expect(unhandled).toEqual([]);
+      expect(result!.messages.at(-1)!.text).toBe('done');
+      const shown = textOf(toolMessagesOf(result!.messages)[0]!);
+      expect(shown.startsWith(linesOf(100).slice(0, 200))).toBe(true);
+      expect(shown).toMatch(/It could not be stored \(/);
+      expect(shown).toMatch(failing.why);
+      expect(shown).not.toContain('/large_tool_results/');
+      expect(estimateTokens(shown)).toBeLessThanOrEqual(1000);
+      expect(events).toEqual([
+        {
+          type: 'offload-failed',
+          threadId: 'chat-1',
+          toolName: 'emit',
+          toolCallId: 'call_emit',
+          why: expect.stringMatching(failing.why),
+        },
+      ]);
+    } finally {
+      await cleanup();
+    }
   });
 });
 
