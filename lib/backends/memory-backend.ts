@@ -55,9 +55,9 @@ export class MemoryBackend implements Backend {
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {
-    const search = new GrepSearch(compileLinearRegex(pattern), options);
+    const search = new GrepSearch(await compileLinearRegex(pattern), options);
     const dir = this.#existing(options.path);
-    const include = options.glob === undefined ? (p: string) => isWithin(p, dir) : fileFilter(options.glob, dir);
+    const include = options.glob === undefined ? (p: string) => isWithin(p, dir) : await fileFilter(options.glob, dir);
     for (const path of this.#sortedPaths()) {
       if (search.stopped) break;
       if (include(path)) await search.searchText(path, this.#files.get(path)!.text);
@@ -67,7 +67,7 @@ export class MemoryBackend implements Backend {
 
   async glob(pattern: string, options: { path?: string } = {}): Promise<FileInfo[]> {
     const dir = this.#existing(options.path);
-    const matches = globMatcher(pattern, dir);
+    const matches = await globMatcher(pattern, dir);
     return this.#sortedPaths()
       .filter(matches)
       .map((path) => ({ path, size: this.#files.get(path)!.bytes }));

@@ -189,6 +189,8 @@ export interface OffloadStore {
    * text that holds them (limit 0 reads none). Throws, and falls back to a staged text, like `read`.
    */
   readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
+  /** Optional: the stored text as the chunks it is kept in, in order, not joined (grep searches them one by one); throws like `read`. */
+  readChunks?(threadId: string, key: string): Promise<string[]>;
   /**
    * The eviction log, oldest first; all threads when no thread is given; with `keys`, only the
    * records of those keys of the thread (read through the key, not the whole log).
