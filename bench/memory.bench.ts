@@ -66,12 +66,12 @@ async function peakDuring(operation: () => Promise<unknown>): Promise<{ peak: nu
 }
 
 it('offload-result-32mib-peak-vs-text: memory peak while offloadResult stores a 32 MiB text', async () => {
-  const store = new IndexedDbOffloadStore({ name: `bench-memory-offload-${Date.now()}` });
-  const offload = new ToolOutputOffload({ store, maxResultBytes: SIZE, maxTotalBytes: SIZE });
   const peaks: number[] = [];
   const counts: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    // A new text each round (another key), flat before the baseline is taken.
+    // A store of its own each round, so nothing is evicted; a new text, flat before the baseline is taken.
+    const store = new IndexedDbOffloadStore({ name: `bench-memory-offload-${Date.now()}-${r}` });
+    const offload = new ToolOutputOffload({ store, maxResultBytes: SIZE, maxTotalBytes: SIZE });
     let text: string | undefined = randomLines(SIZE, 100);
     expect(text.length).toBe(SIZE);
     const { peak, samples } = await peakDuring(async () => {
@@ -86,8 +86,20 @@ it('offload-result-32mib-peak-vs-text: memory peak while offloadResult stores a 
     text = undefined;
     peaks.push(peak);
     counts.push(samples);
+    await offload.close();
+    await store.deleteDatabase();
   }
-  await offload.close?.();
+  // The same into a store whose bound the text fills: its commit evicts the result stored before it.
+  const store = new IndexedDbOffloadStore({ name: `bench-memory-offload-full-${Date.now()}` });
+  const offload = new ToolOutputOffload({ store, maxResultBytes: SIZE, maxTotalBytes: SIZE });
+  const offer = (callId: string, content: string) =>
+    offload.offloadResult({ threadId: 'memory', callId, toolName: 'fetch', content });
+  await offer('first', randomLines(SIZE, 100));
+  let text: string | undefined = randomLines(SIZE, 100);
+  const evicting = (await peakDuring(() => offer('second', text!))).peak;
+  text = undefined;
+  expect((await store.evictions('memory')).map((e) => e.key)).toHaveLength(1);
+  await offload.close();
   await store.deleteDatabase();
   const value = median(peaks) / SIZE;
   results.push({
@@ -100,7 +112,8 @@ it('offload-result-32mib-peak-vs-text: memory peak while offloadResult stores a 
       `median over ${ROUNDS} rounds of the renderer's JavaScript memory peak (CDP Runtime.getHeapUsage: usedSize + backingStorageSize, ` +
       `sampled back to back: ${counts.join(', ')} samples) above a collected baseline holding the text, while ` +
       `ToolOutputOffload.offloadResult stores a 32 MiB text (lines of 100 characters, one UTF-8 byte a character) ` +
-      `on IndexedDbOffloadStore, over the text's size; rounds: ${peaks.map((p) => `${round(p / MiB)} MiB`).join(', ')}`,
+      `on an empty IndexedDbOffloadStore (a new one each round), over the text's size; rounds: ${peaks.map((p) => `${round(p / MiB)} MiB`).join(', ')}; ` +
+      `into a store the text fills, whose commit evicts the 32 MiB result stored before it: ${round(evicting / MiB)} MiB (${round(evicting / SIZE)}×)`,
   });
 });
 

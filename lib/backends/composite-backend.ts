@@ -6,12 +6,13 @@ import {
   type GrepOptions,
   type GrepStop,
   isBackend,
+  type LinesPage,
 } from './backend.js';
 import { fileFilter, globMatcher, isNameFilter } from './glob.js';
 import { grepLimits } from './grep-search.js';
 import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { type ReadOptions, totalLines } from './text-file.js';
+import { type ReadOptions, readPage } from './text-file.js';
 
 interface Route {
   /** Normalized ('/memories'); '' for the fallback. */
@@ -81,8 +82,9 @@ export class CompositeBackend implements Backend {
     return this.#call(normalizePath(path), (backend, inner) => backend.read(inner, options));
   }
 
-  async lineCount(path: string): Promise<number> {
-    return this.#call(normalizePath(path), (backend, inner) => totalLines(backend, inner));
+  /** The routed backend's `readLines`, or its `read` where it has none (see `readPage`). */
+  async readLines(path: string, options: ReadOptions = {}): Promise<LinesPage> {
+    return this.#call(normalizePath(path), (backend, inner) => readPage(backend, inner, options));
   }
 
   /**

@@ -161,8 +161,13 @@ export class GrepSearch {
    */
   #searchRange(at: Position, chunk: string, start: number, end: number): void {
     const many = this.#regex.lines;
-    if (many && !many.test(chunk, start, end)) return;
-    if (many) this.#charge(end - start);
+    if (many) {
+      // Matched in a slice of its own (the character before it kept, so `^` and `\b` see it): re2js
+      // looks for a pattern's literal part with indexOf, which would scan on past `end` to the end of the chunk.
+      const before = start > 0 ? 1 : 0;
+      if (!many.test(chunk.slice(start - before, end), before)) return;
+      this.#charge(end - start);
+    }
     let line = at.line;
     for (let lineStart = start; lineStart <= end && !this.#stopped; line++) {
       const lineEnd = chunk.indexOf('\n', lineStart);
@@ -218,9 +223,14 @@ export class GrepSearch {
     this.#sliceWork += work;
   }
 
-  /** Whether this slice's work or time is spent: the next step yields first. */
+  /**
+   * Whether this slice's time is spent: the next range yields first. A range's work is bounded (half
+   * a piece), so time alone decides: a pattern's cost is its worst case, and one with a literal part
+   * is matched by indexOf far faster than that, so yielding by work would yield hundreds of times
+   * for nothing.
+   */
   #sliceSpent(): boolean {
-    return this.#sliceWork > sliceWork || performance.now() - this.#sliceStart > sliceMs;
+    return performance.now() - this.#sliceStart > sliceMs;
   }
 
   /** Gives the page back for a task, then goes on (or rejects if the signal was aborted meanwhile). */

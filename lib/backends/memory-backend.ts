@@ -1,11 +1,11 @@
 import { BackendError } from '../shared/errors.js';
 import { countLines, utf8Bytes } from '../shared/text.js';
-import type { Backend, FileInfo, GrepMatches, GrepOptions } from './backend.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions, LinesPage } from './backend.js';
 import { fileFilter, globMatcher } from './glob.js';
 import { GrepSearch } from './grep-search.js';
 import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { type ReadOptions, readLines } from './text-file.js';
+import { linesOf, linesPageOf, type ReadOptions } from './text-file.js';
 
 interface StoredFile {
   text: string;
@@ -47,11 +47,11 @@ export class MemoryBackend implements Backend {
 
   async read(path: string, options?: ReadOptions): Promise<string> {
     const filePath = normalizePath(path);
-    return readLines(filePath, this.#get(filePath).text, options);
+    return linesOf(filePath, this.#get(filePath).text, options);
   }
 
-  async lineCount(path: string): Promise<number> {
-    return countLines(this.#get(normalizePath(path)).text);
+  async readLines(path: string, options?: ReadOptions): Promise<LinesPage> {
+    return linesPageOf(this.#get(normalizePath(path)).text, options);
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {

@@ -1,4 +1,4 @@
-import type { Backend, FileInfo, GrepMatches, GrepOptions } from '../backends/backend.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions, LinesPage } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
 import { GrepSearch } from '../backends/grep-search.js';
 import { compileLinearRegex } from '../backends/linear-regex.js';
@@ -115,9 +115,11 @@ export class OffloadBackend implements Backend {
     return text;
   }
 
-  async lineCount(path: string): Promise<number> {
-    // Limit 0: the count comes from the stored record, no text is read.
-    return (await this.#lines(this.#file(path), 0, 0)).totalLines;
+  /** The lines and the text's line count in one read of the store, of only the chunks that hold them. */
+  async readLines(path: string, options?: ReadOptions): Promise<LinesPage> {
+    const file = this.#file(path);
+    const { offset, limit } = checkReadOptions(options);
+    return this.#lines(file, offset, limit);
   }
 
   /** A path that must name a file, not the mount itself. */
