@@ -1,5 +1,5 @@
 import { BackendError } from '../shared/errors.js';
-import { countLines, utf8Bytes } from '../shared/text.js';
+import { utf8Bytes } from '../shared/text.js';
 import type { Backend, FileInfo, GrepMatches, GrepOptions, LinesPage } from './backend.js';
 import { fileFilter, globMatcher } from './glob.js';
 import { GrepSearch } from './grep-search.js';

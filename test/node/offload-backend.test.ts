@@ -192,7 +192,11 @@ describe('OffloadBackend over a store that keeps texts in chunks', () => {
     for (let offset = 0; offset < 300; offset += 70) pages.push(await backend.read('/big', { offset, limit: 70 }));
     expect(pages.join('')).toBe(text);
     expect(await backend.readLines('/big', { offset: 10, limit: 5 })).toEqual({
-      text: text.split('\n').slice(10, 15).map((line) => `${line}\n`).join(''),
+      text: text
+        .split('\n')
+        .slice(10, 15)
+        .map((line) => `${line}\n`)
+        .join(''),
       totalLines: 300,
     });
     expect((await failure(backend.read('/big', { offset: 300 }))).message).toContain('the file has 300 lines');
