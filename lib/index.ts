@@ -5,6 +5,7 @@ export type {
   GrepMatches,
   GrepOptions,
   GrepStop,
+  LinesPage,
 } from './backends/backend.js';
 export { CompositeBackend } from './backends/composite-backend.js';
 export { type FileToolsOptions, fileTools } from './backends/file-tools.js';
