@@ -1,6 +1,7 @@
-// One grep call's work: every line of every file searched is matched once, on RE2, in slices that
-// give the page back between them, within limits on the lines scanned, the matches kept and the
-// matching work, so no pattern and no amount of stored text can freeze the page.
+// One grep call's work: every line of every file searched is matched on RE2 (ranges of lines at
+// once, then alone only where a range may match), in slices that give the page back between them,
+// within limits on the lines scanned, the matches kept and the matching work, so no pattern and no
+// amount of stored text can freeze the page.
 import { checkInteger } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import type { GrepMatch, GrepMatches, GrepOptions, GrepStop } from './backend.js';
@@ -11,9 +12,9 @@ const defaultMaxMatches = 1000;
 export const defaultMaxLines = 1_000_000;
 /** Characters × RE2 instructions one call may spend: ~70 M characters of a plain pattern. */
 const maxWork = 2 ** 31;
-/** Characters × instructions between two yields: about 1–15 ms of matching, whatever the pattern. */
+/** Characters × instructions of one piece's matching: about 1–15 ms, whatever the pattern. */
 const sliceWork = 2 ** 20;
-/** Milliseconds of a slice after which it yields anyway (cheap per-line work adds up too). */
+/** Milliseconds of a slice, after which it yields. */
 const sliceMs = 8;
 /**
  * A line longer than this is matched in pieces of up to this many characters (fewer for a costly

@@ -134,6 +134,13 @@ describe('OffloadBackend', () => {
     expect(error.message).toBe('/large_tool_results/alpha not found: no tool result was stored under this path.');
   });
 
+  it('greps a custom store without readChunks by reading its texts whole', async () => {
+    const custom = { read: async () => 'one\nneedle here\n' } as Partial<OffloadStore> as OffloadStore;
+    expect(await new OffloadBackend(custom, 't1').grep('needle', { path: '/alpha' })).toEqual([
+      { path: '/alpha', line: 2, text: 'needle here', column: 1 },
+    ]);
+  });
+
   it('says "not found" with the full path for a result that never existed', async () => {
     const error = await failure(backend.read('/never'));
     expect(error.code).toBe('not-found');
