@@ -58,9 +58,8 @@ function serviceWorkerWithoutImport(): Plugin {
         if (!chunk || seen.has(name)) return;
         seen.add(name);
         if (chunk.dynamicImports.length > 0) {
-          this.error(
-            `${name}, loaded by service-worker.js, imports ${chunk.dynamicImports.join(', ')} dynamically: a service worker cannot`,
-          );
+          const which = name === 'service-worker.js' ? name : `${name} (imported by service-worker.js)`;
+          this.error(`${which} imports ${chunk.dynamicImports.join(', ')} dynamically: a service worker cannot`);
         }
         for (const imported of chunk.imports) visit(imported);
       };
