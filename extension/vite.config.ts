@@ -40,11 +40,39 @@ function contentScript(): Plugin {
   };
 }
 
+/**
+ * An MV3 service worker cannot `import()` (the library loads re2js that way on the first grep or
+ * glob; this worker never greps): the build fails if the worker or a chunk it imports does.
+ */
+function serviceWorkerWithoutImport(): Plugin {
+  return {
+    name: 'extension-service-worker-without-import',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const chunks = new Map(
+        Object.values(bundle).flatMap((file) => (file.type === 'chunk' ? [[file.fileName, file]] : [])),
+      );
+      const seen = new Set<string>();
+      const visit = (name: string) => {
+        const chunk = chunks.get(name);
+        if (!chunk || seen.has(name)) return;
+        seen.add(name);
+        if (chunk.dynamicImports.length > 0) {
+          const which = name === 'service-worker.js' ? name : `${name} (imported by service-worker.js)`;
+          this.error(`${which} imports ${chunk.dynamicImports.join(', ')} dynamically: a service worker cannot`);
+        }
+        for (const imported of chunk.imports) visit(imported);
+      };
+      visit('service-worker.js');
+    },
+  };
+}
+
 export default defineConfig({
   root: here,
   base: './',
   publicDir: false,
-  plugins: [preact(), manifestWithVersion(`${here}manifest.json`), contentScript()],
+  plugins: [preact(), manifestWithVersion(`${here}manifest.json`), contentScript(), serviceWorkerWithoutImport()],
   build: {
     outDir: `${repo}dist-extension`,
     emptyOutDir: true,

@@ -7,6 +7,7 @@ export type {
   GrepMatches,
   GrepOptions,
   GrepStop,
+  LinesPage,
 } from './backends/backend.js';
 export { CompositeBackend } from './backends/composite-backend.js';
 export { MemoryBackend } from './backends/memory-backend.js';

@@ -40,6 +40,12 @@ export interface GrepStop {
 /** grep's matches in path order, then line order; `stopped` is set when a limit ended the search early. */
 export type GrepMatches = GrepMatch[] & { stopped?: GrepStop };
 
+/** What `Backend.readLines` returns: the lines asked for, with their newlines, and the file's line count. */
+export interface LinesPage {
+  text: string;
+  totalLines: number;
+}
+
 /** A file system as the file tools see it. Paths are absolute (`/a/b.txt`). */
 export interface Backend {
   /** The entries directly in a directory (whole paths, sorted), or the file itself; missing → 'not-found'. */
@@ -61,11 +67,13 @@ export interface Backend {
   write(path: string, content: string): Promise<void>;
   edit(path: string, oldText: string, newText: string): Promise<void>;
   /**
-   * Optional: how many lines the file has, counted as `read` counts them (a final newline ends the
-   * last line; an empty file has none). `read_file` calls it to say "lines 1-100 of N" when a page
-   * does not reach the end; a backend without it is read whole once to count.
+   * Optional: lines [offset, offset + limit) as `read` returns them, and how many lines the file has
+   * (counted as `read` counts them: a final newline ends the last line; an empty file has none), in
+   * one call. An offset past the last line is no error here: `text` is '' and `totalLines` says how
+   * many there are. `read_file` uses it (one read for a page that ends before the file); a backend
+   * without it is read with `read`, and read whole once more to count when a page does not reach the end.
    */
-  lineCount?(path: string): Promise<number>;
+  readLines?(path: string, options?: { offset?: number; limit?: number }): Promise<LinesPage>;
 }
 
 const backendMethods = ['ls', 'read', 'grep', 'glob', 'write', 'edit'] as const;

@@ -6,12 +6,13 @@ import {
   type GrepOptions,
   type GrepStop,
   isBackend,
+  type LinesPage,
 } from './backend.js';
 import { fileFilter, globMatcher, isNameFilter } from './glob.js';
 import { grepLimits } from './grep-search.js';
 import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { type ReadOptions, totalLines } from './text-file.js';
+import { type ReadOptions, readPage } from './text-file.js';
 
 interface Route {
   /** Normalized ('/memories'); '' for the fallback. */
@@ -81,8 +82,9 @@ export class CompositeBackend implements Backend {
     return this.#call(normalizePath(path), (backend, inner) => backend.read(inner, options));
   }
 
-  async lineCount(path: string): Promise<number> {
-    return this.#call(normalizePath(path), (backend, inner) => totalLines(backend, inner));
+  /** The routed backend's `readLines`, or its `read` where it has none (see `readPage`). */
+  async readLines(path: string, options: ReadOptions = {}): Promise<LinesPage> {
+    return this.#call(normalizePath(path), (backend, inner) => readPage(backend, inner, options));
   }
 
   /**
@@ -90,11 +92,11 @@ export class CompositeBackend implements Backend {
    * the merged matches keep the first `maxMatches` in path order.
    */
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {
-    compileLinearRegex(pattern); // an invalid pattern fails alike whichever backends are searched
+    await compileLinearRegex(pattern); // an invalid pattern fails alike whichever backends are searched
     const { maxMatches } = grepLimits(options);
     const dir = normalizePath(options.path ?? '/', 'grep path');
     const { glob, path: _path, ...limits } = options;
-    const include = glob === undefined ? () => true : fileFilter(glob, dir);
+    const include = glob === undefined ? () => true : await fileFilter(glob, dir);
     // A name-only filter means the same under any prefix; a path filter is applied here, on whole paths.
     const passOn = glob !== undefined && isNameFilter(glob) ? { ...limits, glob } : limits;
     const below = this.#routesUnder(dir);
@@ -126,7 +128,7 @@ export class CompositeBackend implements Backend {
 
   async glob(pattern: string, options: { path?: string } = {}): Promise<FileInfo[]> {
     const dir = normalizePath(options.path ?? '/', 'glob path');
-    const matches = globMatcher(pattern, dir);
+    const matches = await globMatcher(pattern, dir);
     const below = this.#routesUnder(dir);
     // The owner takes a relative pattern as it is; other backends list their files and are filtered here.
     const ownPattern = pattern.startsWith('/') ? '**' : pattern;

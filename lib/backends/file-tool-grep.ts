@@ -32,7 +32,7 @@ export function grepTool(limits: PageLimits, options: { glob: boolean }): FileTo
       ['pattern'],
     ),
     run: async (args, backend, signal) => {
-      const regex = compileLinearRegex(args.pattern);
+      const regex = await compileLinearRegex(args.pattern);
       const dir = normalizePath(args.path ?? '/');
       // One more than shown, to know whether there are more.
       const searchLimits = { maxMatches: maxGrepMatches + 1, ...(signal ? { signal } : {}) };

@@ -2,7 +2,7 @@ import { cutLine, splitLines } from '../shared/text.js';
 import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
 import { type FilePage, fitPage, maxLineChars, messagePage, moreLinesNote } from './file-tool-page.js';
 import { normalizePath } from './paths.js';
-import { checkReadOptions, pastTheEnd, totalLines } from './text-file.js';
+import { pastTheEnd, readPage } from './text-file.js';
 
 const defaultReadLimit = 100;
 /** A numbered line takes at least this many characters (six for its number, a tab, one for its newline). */
@@ -26,16 +26,17 @@ export function readFileTool(limits: PageLimits): FileToolSpec {
     ),
     run: async (args, backend): Promise<FilePage> => {
       const file = normalizePath(args.path);
-      const { offset, limit = defaultReadLimit } = checkReadOptions(args);
-      // No page holds more lines than fit in its characters.
-      const wanted = Math.min(limit, Math.floor(limits.chars / minNumberedLineChars));
-      const read = splitLines(await backend.read(file, { offset, limit: wanted })).slice(0, wanted);
+      const { offset = 0, limit = defaultReadLimit } = args;
+      // No page holds more lines than fit in its characters. The options are checked once, where they are read.
+      const most = Math.floor(limits.chars / minNumberedLineChars);
+      const wanted = Number.isInteger(limit) && limit > most ? most : limit;
+      const { text, totalLines: total } = await readPage(backend, file, { offset, limit: wanted });
+      const read = splitLines(text).slice(0, wanted);
       if (read.length === 0) {
         if (offset === 0) return messagePage(`${file} is empty (0 lines)`);
-        throw pastTheEnd(file, offset, await totalLines(backend, file));
+        throw pastTheEnd(file, offset, total);
       }
       const lines = read.map((line) => cutLine(line.endsWith('\r') ? line.slice(0, -1) : line, maxLineChars));
-      const total = read.length < wanted ? offset + read.length : await totalLines(backend, file);
       const page = fitPage({ lines, range: { offset, total } }, limits.chars);
       const note = moreLinesNote(page, page.lines.length < lines.length ? limits.maxPageTokens : undefined);
       return note === undefined ? page : { ...page, note };

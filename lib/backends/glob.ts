@@ -8,9 +8,9 @@ const regexSpecial = /[\\^$.*+?()[\]{}|/]/;
  * A glob pattern as an anchored regular expression over '/'-separated paths, run in linear time
  * (a backtracking RegExp takes exponential time on '**' repeated or many '*'): `*` matches within one
  * segment, `?` one character of a segment, `**` as a whole segment any number of segments (also
- * none), and `{a,b}` either alternative. Every other character is literal.
+ * none), and `{a,b}` either alternative. Every other character is literal. Loads re2js on first use.
  */
-export function globToRegExp(pattern: string): LinearRegex {
+export function globToRegExp(pattern: string): Promise<LinearRegex> {
   let source = '';
   let inBraces = false;
   for (let i = 0; i < pattern.length; i++) {
@@ -50,8 +50,8 @@ function checkPattern(pattern: unknown, what: string): string {
  * the path relative to `dir`, an absolute one ('/a/*.txt') against the whole path. Either way the file
  * must lie under `dir`.
  */
-export function globMatcher(pattern: string, dir: string): (path: string) => boolean {
-  const regex = globToRegExp(checkPattern(pattern, 'glob pattern'));
+export async function globMatcher(pattern: string, dir: string): Promise<(path: string) => boolean> {
+  const regex = await globToRegExp(checkPattern(pattern, 'glob pattern'));
   if (pattern.startsWith('/')) return (path) => isWithin(path, dir) && regex.test(path);
   return (path) => path !== dir && isWithin(path, dir) && regex.test(relativeTo(path, dir));
 }
@@ -60,9 +60,9 @@ export function globMatcher(pattern: string, dir: string): (path: string) => boo
  * A test for the files `grep` searches when given a `glob` filter: a pattern without '/' ('*.ts') is
  * matched against the file's name wherever it lies; one with '/' as in `globMatcher`.
  */
-export function fileFilter(glob: string, dir: string): (path: string) => boolean {
+export async function fileFilter(glob: string, dir: string): Promise<(path: string) => boolean> {
   if (checkPattern(glob, 'glob filter').includes('/')) return globMatcher(glob, dir);
-  const regex = globToRegExp(glob);
+  const regex = await globToRegExp(glob);
   return (path) => isWithin(path, dir) && regex.test(baseName(path));
 }
 

@@ -1,11 +1,11 @@
 import { BackendError } from '../shared/errors.js';
-import { countLines, utf8Bytes } from '../shared/text.js';
-import type { Backend, FileInfo, GrepMatches, GrepOptions } from './backend.js';
+import { utf8Bytes } from '../shared/text.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions, LinesPage } from './backend.js';
 import { fileFilter, globMatcher } from './glob.js';
 import { GrepSearch } from './grep-search.js';
 import { compileLinearRegex } from './linear-regex.js';
 import { byPath, isWithin, normalizePath, quoteForMessage, relativeTo } from './paths.js';
-import { type ReadOptions, readLines } from './text-file.js';
+import { linesOf, linesPageOf, type ReadOptions } from './text-file.js';
 
 interface StoredFile {
   text: string;
@@ -47,17 +47,17 @@ export class MemoryBackend implements Backend {
 
   async read(path: string, options?: ReadOptions): Promise<string> {
     const filePath = normalizePath(path);
-    return readLines(filePath, this.#get(filePath).text, options);
+    return linesOf(filePath, this.#get(filePath).text, options);
   }
 
-  async lineCount(path: string): Promise<number> {
-    return countLines(this.#get(normalizePath(path)).text);
+  async readLines(path: string, options?: ReadOptions): Promise<LinesPage> {
+    return linesPageOf(this.#get(normalizePath(path)).text, options);
   }
 
   async grep(pattern: string, options: GrepOptions = {}): Promise<GrepMatches> {
-    const search = new GrepSearch(compileLinearRegex(pattern), options);
+    const search = new GrepSearch(await compileLinearRegex(pattern), options);
     const dir = this.#existing(options.path);
-    const include = options.glob === undefined ? (p: string) => isWithin(p, dir) : fileFilter(options.glob, dir);
+    const include = options.glob === undefined ? (p: string) => isWithin(p, dir) : await fileFilter(options.glob, dir);
     for (const path of this.#sortedPaths()) {
       if (search.stopped) break;
       if (include(path)) await search.searchText(path, this.#files.get(path)!.text);
@@ -67,7 +67,7 @@ export class MemoryBackend implements Backend {
 
   async glob(pattern: string, options: { path?: string } = {}): Promise<FileInfo[]> {
     const dir = this.#existing(options.path);
-    const matches = globMatcher(pattern, dir);
+    const matches = await globMatcher(pattern, dir);
     return this.#sortedPaths()
       .filter(matches)
       .map((path) => ({ path, size: this.#files.get(path)!.bytes }));

@@ -3,7 +3,7 @@
 import { checkInteger } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import { countLines, sliceLines } from '../shared/text.js';
-import type { Backend } from './backend.js';
+import type { Backend, LinesPage } from './backend.js';
 
 export interface ReadOptions {
   offset?: number;
@@ -27,7 +27,7 @@ export function checkReadOptions(options: ReadOptions | undefined): { offset: nu
  * An offset past the last line is BackendError('invalid-argument') saying how many lines the file has
  * (offset 0 of an empty file reads '').
  */
-export function readLines(path: string, text: string, options?: ReadOptions): string {
+export function linesOf(path: string, text: string, options?: ReadOptions): string {
   const { offset, limit } = checkReadOptions(options);
   if (offset === 0 && limit === undefined) return text;
   const page = sliceLines(text, offset, limit);
@@ -43,11 +43,26 @@ export function pastTheEnd(path: string, offset: number, lines: number): Backend
   );
 }
 
+/** `Backend.readLines` over a text held whole: lines [offset, offset + limit) and the text's line count. */
+export function linesPageOf(text: string, options?: ReadOptions): LinesPage {
+  const { offset, limit } = checkReadOptions(options);
+  return {
+    text: offset === 0 && limit === undefined ? text : sliceLines(text, offset, limit),
+    totalLines: countLines(text),
+  };
+}
+
 /**
- * How many lines the file at `path` has, as `read` counts them: through the backend's optional
- * `lineCount` when it has one, else by reading the whole file once.
+ * Lines of the file at `path` and its line count: in one call through the backend's optional
+ * `readLines`; else (a custom backend) through `read` (options checked here), and, when the page
+ * does not show where the file ends, by reading the whole file once more to count its lines.
  */
-export async function totalLines(backend: Backend, path: string): Promise<number> {
-  if (backend.lineCount) return backend.lineCount(path);
-  return countLines(await backend.read(path));
+export async function readPage(backend: Backend, path: string, options: ReadOptions): Promise<LinesPage> {
+  if (backend.readLines) return backend.readLines(path, options);
+  const { offset, limit } = checkReadOptions(options);
+  const text = await backend.read(path, limit === undefined ? { offset } : { offset, limit });
+  const lines = countLines(text);
+  const reachesEnd = lines > 0 && (limit === undefined || lines < limit);
+  if (reachesEnd || (offset === 0 && lines === 0)) return { text, totalLines: offset + lines };
+  return { text, totalLines: countLines(await backend.read(path)) };
 }

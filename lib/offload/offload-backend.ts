@@ -1,4 +1,4 @@
-import type { Backend, FileInfo, GrepMatches, GrepOptions } from '../backends/backend.js';
+import type { Backend, FileInfo, GrepMatches, GrepOptions, LinesPage } from '../backends/backend.js';
 import { fileFilter, globMatcher } from '../backends/glob.js';
 import { GrepSearch } from '../backends/grep-search.js';
 import { compileLinearRegex } from '../backends/linear-regex.js';
@@ -65,6 +65,14 @@ export class OffloadBackend implements Backend {
     return this.#reading(path, (key) => this.store.read(this.threadId, key));
   }
 
+  /** The stored text of `/<key>` as the store's chunks (not joined), or whole where the store cannot give them. */
+  #chunks(path: string): Promise<readonly string[]> {
+    const { store } = this;
+    return this.#reading(path, async (key) =>
+      store.readChunks ? store.readChunks(this.threadId, key) : [await store.read(this.threadId, key)],
+    );
+  }
+
   /** Lines of `/<key>` and its line count, reading only the part of the text that holds them. */
   #lines(path: string, offset: number, limit?: number): Promise<LinesRead> {
     return this.#reading(path, (key) => this.store.readLines(this.threadId, key, offset, limit));
@@ -107,9 +115,11 @@ export class OffloadBackend implements Backend {
     return text;
   }
 
-  async lineCount(path: string): Promise<number> {
-    // Limit 0: the count comes from the stored record, no text is read.
-    return (await this.#lines(this.#file(path), 0, 0)).totalLines;
+  /** The lines and the text's line count in one read of the store, of only the chunks that hold them. */
+  async readLines(path: string, options?: ReadOptions): Promise<LinesPage> {
+    const file = this.#file(path);
+    const { offset, limit } = checkReadOptions(options);
+    return this.#lines(file, offset, limit);
   }
 
   /** A path that must name a file, not the mount itself. */
@@ -121,34 +131,34 @@ export class OffloadBackend implements Backend {
   }
 
   async grep(pattern: string, options?: GrepOptions): Promise<GrepMatches> {
-    const search = new GrepSearch(compileLinearRegex(pattern), options);
+    const search = new GrepSearch(await compileLinearRegex(pattern), options);
     const dir = this.#check(options?.path ?? '/');
-    const wanted = options?.glob === undefined ? () => true : fileFilter(options.glob, dir);
+    const wanted = options?.glob === undefined ? () => true : await fileFilter(options.glob, dir);
     if (dir !== '/') {
       // One named file: an evicted or missing one is an error, not an empty result.
-      if (wanted(dir)) await search.searchText(dir, await this.#text(dir));
+      if (wanted(dir)) await search.searchChunks(dir, await this.#chunks(dir));
       return search.result();
     }
     for (const entry of await this.#entries()) {
       if (search.stopped) break;
       const file = `/${entry.key}`;
       if (!isWithin(file, dir) || !wanted(file)) continue;
-      let text: string;
+      let chunks: readonly string[];
       try {
-        text = await this.#text(file);
+        chunks = await this.#chunks(file);
       } catch (error) {
         // Evicted by another writer since it was listed: no longer part of the mount.
         if (error instanceof BackendError && (error.code === 'evicted' || error.code === 'not-found')) continue;
         throw error;
       }
-      await search.searchText(file, text);
+      await search.searchChunks(file, chunks);
     }
     return search.result();
   }
 
   async glob(pattern: string, options?: { path?: string }): Promise<FileInfo[]> {
     const dir = this.#check(options?.path ?? '/');
-    const matches = globMatcher(pattern, dir);
+    const matches = await globMatcher(pattern, dir);
     const entries = await this.#entries();
     return entries.map((entry) => this.#info(entry)).filter((info) => matches(info.path));
   }

@@ -239,6 +239,8 @@ export interface WritableOffloadStore extends OffloadStore {
    * a bad offset or limit is a RangeError naming it.
    */
   readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
+  /** Optional: the stored text as the chunks it is kept in, in order, not joined (grep searches them one by one); throws like `read`. */
+  readChunks?(threadId: string, key: string): Promise<string[]>;
   /**
    * The result `offloadResult` stored under `key` (a commit with `seen`), whether or not it is still
    * live; undefined when there is none (A1, A2). The store keeps these for at least a thread's

@@ -28,10 +28,15 @@ export function checkLineRange(offset: unknown, limit: unknown): void {
 
 type TextRecord = TextLayout & { textId: string; threadId: string; key: string };
 
+/** The chunks `first` to `last` of a record's text, or undefined when one is missing or not text. */
+async function chunksOf(tx: StoreTx, record: TextRecord, first: number, last: number) {
+  const chunks = await tx.chunks(record.textId, first, last, record);
+  return chunks.includes(undefined) ? undefined : (chunks as string[]);
+}
+
 /** The joined chunks `first` to `last` of a record's text, or undefined when one is missing or not text. */
 async function joinedChunks(tx: StoreTx, record: TextRecord, first: number, last: number) {
-  const chunks = await tx.chunks(record.textId, first, last, record);
-  return chunks.includes(undefined) ? undefined : chunks.join('');
+  return (await chunksOf(tx, record, first, last))?.join('');
 }
 
 /**
@@ -54,6 +59,19 @@ export async function readText(tx: StoreTx, threadId: string, key: string, faile
   const record = await readable(tx, threadId, key, failedKeys);
   const text = record && (await joinedChunks(tx, record, 0, record.chunkNewlines.length - 1));
   if (text !== undefined) return text;
+  throw await notReadable(tx, threadId, key);
+}
+
+/** The whole text as its chunks, in order, not joined ('' has none). */
+export async function readChunks(
+  tx: StoreTx,
+  threadId: string,
+  key: string,
+  failedKeys: FailedKeys,
+): Promise<string[]> {
+  const record = await readable(tx, threadId, key, failedKeys);
+  const chunks = record && (await chunksOf(tx, record, 0, record.chunkNewlines.length - 1));
+  if (chunks !== undefined) return chunks;
   throw await notReadable(tx, threadId, key);
 }
 

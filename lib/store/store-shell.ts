@@ -85,6 +85,10 @@ export class OffloadStoreShell implements WritableOffloadStore {
     return this.#read(READ, (tx) => reads.readText(tx, threadId, key, this.#failedKeys(tx, threadId)));
   }
 
+  readChunks(threadId: string, key: string): Promise<string[]> {
+    return this.#read(READ, (tx) => reads.readChunks(tx, threadId, key, this.#failedKeys(tx, threadId)));
+  }
+
   async readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead> {
     reads.checkLineRange(offset, limit);
     return this.#read(READ, (tx) => reads.readLines(tx, threadId, key, offset, limit, this.#failedKeys(tx, threadId)));

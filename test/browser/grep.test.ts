@@ -6,9 +6,17 @@ import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { grepContract, offloadBackendWith } from './grep-contract.js';
 
 const idb = new IndexedDbOffloadStore({ name: `grep-${crypto.randomUUID()}` });
-afterAll(() => idb.deleteDatabase());
+// Small chunks: lines run from one stored chunk into the next, and long lines across many.
+const small = new IndexedDbOffloadStore({ name: `grep-small-${crypto.randomUUID()}`, chunkChars: 4099 });
+afterAll(async () => {
+  await idb.deleteDatabase();
+  await small.deleteDatabase();
+});
 
 grepContract('OffloadBackend over IndexedDbOffloadStore', (files) => offloadBackendWith(idb, files));
+grepContract('OffloadBackend over IndexedDbOffloadStore in chunks of 4,099', (files) =>
+  offloadBackendWith(small, files),
+);
 grepContract('OffloadBackend over MemoryOffloadStore in Chromium', (files) =>
   offloadBackendWith(new MemoryOffloadStore(), files),
 );

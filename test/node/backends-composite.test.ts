@@ -49,12 +49,13 @@ describe('CompositeBackend routing (B1)', () => {
     const past = await failure(composite.read('/large_tool_results/abc', { offset: 9 }));
     expect(past.message).toBe('offset 9 is past the end: the file has 2 lines (/large_tool_results/abc)');
     expect((await failure(composite.read('/memories'))).message).toBe('/memories is a directory; use ls to list it');
-    expect(await composite.lineCount('/large_tool_results/abc')).toBe(2);
+    expect((await composite.readLines('/large_tool_results/abc', { limit: 1 })).totalLines).toBe(2);
+    expect(await composite.readLines('/large_tool_results/abc', { offset: 9 })).toEqual({ text: '', totalLines: 2 });
   });
 
-  it('uses a routed backend without lineCount by reading the file', async () => {
+  it('reads lines and the line count through a routed backend without readLines by reading the file', async () => {
     const plain = new MemoryBackend({ '/f': 'a\nb\nc' });
-    const withoutLineCount: Backend = {
+    const withoutReadLines: Backend = {
       ls: (p) => plain.ls(p),
       read: (p, o) => plain.read(p, o),
       grep: (p, o) => plain.grep(p, o),
@@ -62,8 +63,9 @@ describe('CompositeBackend routing (B1)', () => {
       write: (p, c) => plain.write(p, c),
       edit: (p, a, b) => plain.edit(p, a, b),
     };
-    const composite = new CompositeBackend(new MemoryBackend(), { '/m': withoutLineCount });
-    expect(await composite.lineCount('/m/f')).toBe(3);
+    const composite = new CompositeBackend(new MemoryBackend(), { '/m': withoutReadLines });
+    expect(await composite.readLines('/m/f', { limit: 1 })).toEqual({ text: 'a\n', totalLines: 3 });
+    expect(await composite.readLines('/m/f', { offset: 1 })).toEqual({ text: 'b\nc', totalLines: 3 });
   });
 
   it('rejects bad paths before routing', async () => {

@@ -36,7 +36,8 @@ describe('MemoryBackend', () => {
     expect(await backend.read('/notes.txt', { offset: 1, limit: 1 })).toBe('beta\n');
     expect(await backend.read('/notes.txt', { offset: 2 })).toBe('gamma\n');
     expect(await backend.read('/notes.txt', { offset: 1, limit: 100 })).toBe('beta\ngamma\n');
-    expect(await backend.lineCount('/notes.txt')).toBe(3);
+    expect(await backend.readLines('/notes.txt', { offset: 1, limit: 1 })).toEqual({ text: 'beta\n', totalLines: 3 });
+    expect(await backend.readLines('/notes.txt', { offset: 5 })).toEqual({ text: '', totalLines: 3 });
   });
 
   it('read: an offset past the end says how many lines the file has', async () => {

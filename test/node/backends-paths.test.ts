@@ -46,44 +46,44 @@ describe('normalizePath', () => {
   });
 });
 
-describe('globs', () => {
-  const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
+describe('globs', async () => {
+  const matches = async (pattern: string, path: string) => (await globToRegExp(pattern)).test(path);
 
-  it('* stays within a segment, ? is one character, ** spans segments, {a,b} either', () => {
-    expect(matches('*.txt', 'a.txt')).toBe(true);
-    expect(matches('*.txt', 'd/a.txt')).toBe(false);
-    expect(matches('**/*.txt', 'a.txt')).toBe(true);
-    expect(matches('**/*.txt', 'd/e/a.txt')).toBe(true);
-    expect(matches('d/**', 'd/e/a.txt')).toBe(true);
-    expect(matches('d/**/a.txt', 'd/a.txt')).toBe(true);
-    expect(matches('?.md', 'a.md')).toBe(true);
-    expect(matches('?.md', 'ab.md')).toBe(false);
-    expect(matches('*.{ts,tsx}', 'x.tsx')).toBe(true);
-    expect(matches('*.{ts,tsx}', 'x.js')).toBe(false);
+  it('* stays within a segment, ? is one character, ** spans segments, {a,b} either', async () => {
+    expect(await matches('*.txt', 'a.txt')).toBe(true);
+    expect(await matches('*.txt', 'd/a.txt')).toBe(false);
+    expect(await matches('**/*.txt', 'a.txt')).toBe(true);
+    expect(await matches('**/*.txt', 'd/e/a.txt')).toBe(true);
+    expect(await matches('d/**', 'd/e/a.txt')).toBe(true);
+    expect(await matches('d/**/a.txt', 'd/a.txt')).toBe(true);
+    expect(await matches('?.md', 'a.md')).toBe(true);
+    expect(await matches('?.md', 'ab.md')).toBe(false);
+    expect(await matches('*.{ts,tsx}', 'x.tsx')).toBe(true);
+    expect(await matches('*.{ts,tsx}', 'x.js')).toBe(false);
   });
 
-  it('treats regex characters literally', () => {
-    expect(matches('a+b(1).txt', 'a+b(1).txt')).toBe(true);
-    expect(matches('a.txt', 'abtxt')).toBe(false);
-    expect(matches('[x]', '[x]')).toBe(true);
-    expect(matches('{a', '{a')).toBe(true);
+  it('treats regex characters literally', async () => {
+    expect(await matches('a+b(1).txt', 'a+b(1).txt')).toBe(true);
+    expect(await matches('a.txt', 'abtxt')).toBe(false);
+    expect(await matches('[x]', '[x]')).toBe(true);
+    expect(await matches('{a', '{a')).toBe(true);
   });
 
-  it('globMatcher: relative to the search directory, or absolute', () => {
-    const relative = globMatcher('*.txt', '/docs');
+  it('globMatcher: relative to the search directory, or absolute', async () => {
+    const relative = await globMatcher('*.txt', '/docs');
     expect(relative('/docs/a.txt')).toBe(true);
     expect(relative('/docs/sub/a.txt')).toBe(false);
     expect(relative('/other/a.txt')).toBe(false);
-    const absolute = globMatcher('/docs/**/*.txt', '/');
+    const absolute = await globMatcher('/docs/**/*.txt', '/');
     expect(absolute('/docs/sub/a.txt')).toBe(true);
-    expect(() => globMatcher('', '/')).toThrow(/glob pattern must be a non-empty string, got ""/);
+    await expect(globMatcher('', '/')).rejects.toThrow(/glob pattern must be a non-empty string, got ""/);
   });
 
-  it('fileFilter: a name pattern matches file names anywhere under the directory', () => {
-    const byName = fileFilter('*.md', '/');
+  it('fileFilter: a name pattern matches file names anywhere under the directory', async () => {
+    const byName = await fileFilter('*.md', '/');
     expect(byName('/a/b/readme.md')).toBe(true);
     expect(byName('/a/b/readme.txt')).toBe(false);
-    const byPath = fileFilter('b/*.md', '/a');
+    const byPath = await fileFilter('b/*.md', '/a');
     expect(byPath('/a/b/readme.md')).toBe(true);
     expect(byPath('/a/c/b/readme.md')).toBe(false);
   });

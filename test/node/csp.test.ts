@@ -21,7 +21,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-it("greps and globs under script-src 'self' (no eval), with the catastrophic pattern", {
+it("greps and globs under script-src 'self' (no eval), with the catastrophic pattern, loading re2js at the first grep", {
   timeout: 60_000,
 }, async () => {
   const page = await browser.newPage();
@@ -31,6 +31,8 @@ it("greps and globs under script-src 'self' (no eval), with the catastrophic pat
   expect(result.tool).toBe(`/page.html:2: ${'a'.repeat(32)}`);
   expect(result.stored).toEqual([2]);
   expect(result.glob).toEqual(['/page.html']);
+  // re2js is fetched on the first grep, not before: ls and read_file do not need it.
+  expect(result.re2jsLoaded).toEqual({ afterLsAndRead: false, afterGrep: true });
   // Only the control's refusal: nothing the library did.
   expect(result.violations).toEqual(['script-src']);
 });

@@ -107,35 +107,51 @@ describe('read_file (B3)', () => {
     }
   });
 
-  it('asks the backend for the line count only when the page does not reach the end', async () => {
+  it('reads a page and the line count in one call of the backend, options checked once', async () => {
+    const inner = new MemoryBackend({ '/f': numbered(30) });
+    const calls: string[] = [];
+    const spy: Backend = {
+      ...bind(inner),
+      readLines: (p, o) => {
+        calls.push(`readLines ${o?.offset} ${o?.limit}`);
+        return inner.readLines(p, o);
+      },
+    };
+    const run = toolsOver(spy);
+    expect(text(await run('read_file', { path: '/f', limit: 10 }))).toContain('[lines 1-10 of 30;');
+    expect(calls).toEqual(['readLines 0 10']);
+    calls.length = 0;
+    await run('read_file', { path: '/f', offset: 20 });
+    expect(calls).toEqual(['readLines 20 100']);
+    calls.length = 0;
+    const past = await run('read_file', { path: '/f', offset: 40 });
+    expect(past).toMatchObject({ type: 'error', message: 'offset 40 is past the end: the file has 30 lines (/f)' });
+    expect(calls).toEqual(['readLines 40 100']);
+    calls.length = 0;
+    const bad = await run('read_file', { path: '/f', limit: 0 });
+    expect(bad).toMatchObject({ type: 'error', message: 'limit must be an integer of at least 1, got 0' });
+  });
+
+  it('counts lines by reading the file again when the backend has no readLines and the page does not reach the end', async () => {
     const inner = new MemoryBackend({ '/f': numbered(30) });
     const calls: string[] = [];
     const spy: Backend = {
       ...bind(inner),
       read: (p, o) => {
-        calls.push(`read ${o?.offset ?? ''}`);
+        calls.push(`read ${o?.offset ?? 'whole'}`);
         return inner.read(p, o);
-      },
-      lineCount: (p) => {
-        calls.push('lineCount');
-        return inner.lineCount(p);
       },
     };
     const run = toolsOver(spy);
-    await run('read_file', { path: '/f', limit: 10 });
-    expect(calls).toEqual(['read 0', 'lineCount']);
+    expect(text(await run('read_file', { path: '/f', limit: 5 }))).toContain('[lines 1-5 of 30;');
+    expect(calls).toEqual(['read 0', 'read whole']);
     calls.length = 0;
     await run('read_file', { path: '/f', offset: 20 });
     expect(calls).toEqual(['read 20']);
   });
-
-  it('counts lines by reading the file when the backend has no lineCount', async () => {
-    const run = toolsOver(bind(new MemoryBackend({ '/f': numbered(30) })));
-    expect(text(await run('read_file', { path: '/f', limit: 5 }))).toContain('[lines 1-5 of 30;');
-  });
 });
 
-/** A Backend with only the required methods (no lineCount). */
+/** A Backend with only the required methods (no readLines). */
 function bind(backend: MemoryBackend): Backend {
   return {
     ls: (p) => backend.ls(p),

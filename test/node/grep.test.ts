@@ -1,6 +1,7 @@
 // grep and glob in linear time, bounded and yielding (issue 12), on the backends that run in Node;
 // test/browser/grep.test.ts runs the same contract on IndexedDB.
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
@@ -76,5 +77,85 @@ describe('CompositeBackend grep limits', () => {
     const scanned = await composite.grep('hit', { maxLines: 3 });
     expect(scanned.stopped).toEqual({ reason: 'max-lines', path: '/a.txt', line: 4 });
     expect((await composite.grep('hit')).stopped).toBeUndefined();
+  });
+});
+
+describe('grep over a stored text in chunks', () => {
+  // The texts' lines run across chunk ends; a native RegExp line by line is the reference (these
+  // patterns mean the same in JavaScript and RE2, and none backtracks much on such short lines).
+  const patterns = [
+    'a',
+    'ab',
+    '^a',
+    'b$',
+    '^$',
+    '^',
+    'a\\sb',
+    '\\s',
+    '[^a]b',
+    'a.b',
+    '(?i)A',
+    'a|^b',
+    '\\bab\\b',
+    'b*',
+    'a{3}',
+  ];
+
+  function reference(text: string, pattern: string, maxMatches: number, maxLines: number) {
+    const regex = pattern.startsWith('(?i)') ? new RegExp(pattern.slice(4), 'i') : new RegExp(pattern);
+    const lines = text === '' ? [] : text.split('\n');
+    if (text.endsWith('\n')) lines.pop();
+    const found: Array<[number, number]> = [];
+    for (const [i, line] of lines.entries()) {
+      if (i >= maxLines) return { found, stopped: { reason: 'max-lines', path: '/t', line: i + 1 } };
+      const match = regex.exec(line);
+      if (!match) continue;
+      found.push([i + 1, match.index + 1]);
+      if (found.length >= maxMatches) return { found, stopped: { reason: 'max-matches', path: '/t', line: i + 1 } };
+    }
+    return { found, stopped: undefined };
+  }
+
+  it('finds the lines and columns a line-by-line search finds, and stops at the same line', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n'), maxLength: 80 }),
+        fc.constantFrom(...patterns),
+        fc.integer({ min: 2, max: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 30 }),
+        async (text, pattern, chunkChars, maxMatches, maxLines) => {
+          const store = new MemoryOffloadStore({ chunkChars });
+          const backend = await offloadBackendWith(store, { '/t': text });
+          const found = await backend.grep(pattern, { maxMatches, maxLines });
+          const expected = reference(text, pattern, maxMatches, maxLines);
+          expect(found.map((m) => [m.line, m.column])).toEqual(expected.found);
+          expect(found.map((m) => m.text)).toEqual(expected.found.map(([line]) => text.split('\n')[line - 1]));
+          expect(found.stopped).toEqual(expected.stopped);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads the chunks of each file, not the joined text', async () => {
+    const store = new MemoryOffloadStore({ chunkChars: 16 });
+    const backend = await offloadBackendWith(store, { '/a': 'one needle\ntwo\n'.repeat(20), '/b': 'needle\n' });
+    const asked: string[] = [];
+    const { read, readChunks } = store;
+    store.read = (threadId, key) => {
+      asked.push(`read ${key}`);
+      return read.call(store, threadId, key);
+    };
+    store.readChunks = (threadId, key) => {
+      asked.push(`readChunks ${key}`);
+      return readChunks.call(store, threadId, key);
+    };
+    const found = await backend.grep('needle');
+    expect(found.map((m) => `${m.path}:${m.line}:${m.column}`)).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => `/a:${2 * i + 1}:5`),
+      '/b:1:1',
+    ]);
+    expect(asked).toEqual(['readChunks a', 'readChunks b']);
   });
 });

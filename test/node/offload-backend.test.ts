@@ -47,8 +47,11 @@ describe('OffloadBackend', () => {
     const pages: string[] = [];
     for (let offset = 0; offset < 71; offset += 25) pages.push(await backend.read('/alpha', { offset, limit: 25 }));
     expect(pages.join('')).toBe(alpha);
-    expect(await backend.lineCount('/alpha')).toBe(71);
-    expect(await backend.lineCount('/alpha')).toBe(71);
+    expect(await backend.readLines('/alpha', { offset: 60, limit: 1 })).toEqual({
+      text: 'needle in alpha\n',
+      totalLines: 71,
+    });
+    expect(await backend.readLines('/alpha', { offset: 80 })).toEqual({ text: '', totalLines: 71 });
   });
 
   it('says how many lines there are when the offset is past the end', async () => {
@@ -131,6 +134,13 @@ describe('OffloadBackend', () => {
     expect(error.message).toBe('/large_tool_results/alpha not found: no tool result was stored under this path.');
   });
 
+  it('greps a custom store without readChunks by reading its texts whole', async () => {
+    const custom = { read: async () => 'one\nneedle here\n' } as Partial<WritableOffloadStore> as WritableOffloadStore;
+    expect(await new OffloadBackend(custom, 't1').grep('needle', { path: '/alpha' })).toEqual([
+      { path: '/alpha', line: 2, text: 'needle here', column: 1 },
+    ]);
+  });
+
   it('says "not found" with the full path for a result that never existed', async () => {
     const error = await failure(backend.read('/never'));
     expect(error.code).toBe('not-found');
@@ -188,11 +198,18 @@ describe('OffloadBackend over a store that keeps texts in chunks', () => {
     const pages: string[] = [];
     for (let offset = 0; offset < 300; offset += 70) pages.push(await backend.read('/big', { offset, limit: 70 }));
     expect(pages.join('')).toBe(text);
-    expect(await backend.lineCount('/big')).toBe(300);
+    expect(await backend.readLines('/big', { offset: 10, limit: 5 })).toEqual({
+      text: text
+        .split('\n')
+        .slice(10, 15)
+        .map((line) => `${line}\n`)
+        .join(''),
+      totalLines: 300,
+    });
     expect((await failure(backend.read('/big', { offset: 300 }))).message).toContain('the file has 300 lines');
     expect(asked).toEqual([
       ...[0, 70, 140, 210, 280].map((offset) => `readLines big ${offset} 70`),
-      'readLines big 0 0',
+      'readLines big 10 5',
       'readLines big 300 undefined',
     ]);
   });
