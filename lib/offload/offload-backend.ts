@@ -17,12 +17,6 @@ function fullPath(path: string): string {
   return joinPath(mountDir, path);
 }
 
-/**
- * One thread's stored results as a read-only file system (O6), to mount at
- * `ToolOutputOffload.mount` in a CompositeBackend: it sees paths with the mount stripped, so a
- * result is the file `/<idempotencyKey>`. `ls`, `read`, `grep` and `glob` work; `write` and `edit`
- * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
- */
 interface OffloadBackendOptions {
   /**
    * Whether the result under `key` was stored earlier (the offload remembers what it stored): a
@@ -32,6 +26,12 @@ interface OffloadBackendOptions {
   storedBefore?: (key: string) => boolean;
 }
 
+/**
+ * One thread's stored results as a read-only file system (O6), to mount at
+ * `ToolOutputOffload.mount` in a CompositeBackend: it sees paths with the mount stripped, so a
+ * result is the file `/<idempotencyKey>`. `ls`, `read`, `grep` and `glob` work; `write` and `edit`
+ * fail with 'read-only'. Reading an evicted result fails with 'evicted', saying why (O4).
+ */
 export class OffloadBackend implements Backend {
   readonly #storedBefore: (key: string) => boolean;
 

@@ -61,6 +61,16 @@ describe('ToolOutputOffload.readTools: the read-only tools for other frameworks'
       ['read_file', { path: '/large_tool_results/missing' }],
       ['read_file', { path, offset: 5000 }],
       ['grep', { pattern: '(' }],
+      // Paths at and outside the mount, as an agent mounting the backend in a CompositeBackend sees them.
+      ['ls', { path: '/' }],
+      ['ls', { path: '/elsewhere' }],
+      ['read_file', { path: '/notes.txt' }],
+      ['grep', { pattern: 'row 3', path: '/' }],
+      ['grep', { pattern: 'row', path: '/elsewhere' }],
+      ['glob', { pattern: '*' }],
+      ['glob', { pattern: '**' }],
+      ['glob', { pattern: '/large_tool_results/*', path: '/large_tool_results' }],
+      ['glob', { pattern: '*', path: '/elsewhere' }],
     ];
     for (const [name, args] of calls) expect(await run(name, args)).toEqual(await runBuiltIn(name, args));
     const page = await run('read_file', { path, offset: 10, limit: 3 });
