@@ -1,9 +1,8 @@
 import { type Backend, isBackend } from '../backends/backend.js';
-import { pageContent } from '../backends/file-tool-page.js';
+import { printPage } from '../backends/file-tool-page.js';
 import { type FileToolSpecOptions, fileToolSpecs } from '../backends/file-tool-specs.js';
 import { ToolOutcome } from '../runtime/outcome.js';
 import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
-import type { ContentPart } from '../shared/content.js';
 import { BackendError } from '../shared/errors.js';
 
 export interface FileToolsOptions {
@@ -14,9 +13,9 @@ export interface FileToolsOptions {
 /**
  * The file tools over a backend, or over a backend chosen per call (e.g. per thread):
  * read_file, ls, grep, glob, write_file and edit_file. Every result stays within `maxPageTokens`
- * estimated tokens and says how to see the rest. A result is one text part that keeps its page
- * beside it, so the offload cuts it by its lines rather than storing it (O11), whatever object runs
- * the tool (a `{ ...tool }` copy too). A BackendError becomes an error tool result with its message;
+ * estimated tokens and says how to see the rest. A result is one text part, and its outcome carries the page
+ * as data (`page`), so the offload cuts it by its lines rather than storing it (O11), whatever object
+ * runs the tool (a `{ ...tool }` copy too). A BackendError becomes an error tool result with its message;
  * any other exception propagates.
  */
 export function fileTools(
@@ -35,9 +34,10 @@ export function fileTools(
   return specs.map(({ run, ...spec }) =>
     tool<Record<string, unknown>>({
       ...spec,
-      async execute(args, context): Promise<ContentPart[] | ToolOutcome> {
+      async execute(args, context): Promise<ToolOutcome> {
         try {
-          return pageContent(await run(args, backendFor(context), context.signal));
+          const page = await run(args, backendFor(context), context.signal);
+          return { type: 'success', content: [{ type: 'text', text: printPage(page) }], page };
         } catch (error) {
           if (error instanceof BackendError) return ToolOutcome.error(error.message);
           throw error;

@@ -1,5 +1,5 @@
-import { pageOf } from '../backends/file-tool-page.js';
-import { capFilePage } from '../offload/page-cap.js';
+import { printPage } from '../backends/file-tool-page.js';
+import { capFilePage } from '../offload/cut.js';
 import { readToolNames } from '../offload/read-tools.js';
 import { withText } from '../offload/stage-result.js';
 import { ToolOutputOffload } from '../offload/tool-output-offload.js';
@@ -99,14 +99,20 @@ export class OffloadMiddleware implements Middleware {
     // runtime drops this outcome, so nothing is staged that no commit would ever make live.
     if (context.signal.aborted) return outcome;
     const toolName = request.call.name;
-    // A file tool's page: the file tools page through files, stored results among them, so their
-    // pages are cut, never stored, and reading a stored result cannot store another (O11).
-    const page = pageOf(outcome.content);
+    // A file tool's page (carried by its outcome, whatever tool object ran it): the file tools page
+    // through files, stored results among them, so their pages are cut, never stored, and reading
+    // a stored result cannot store another (O11).
+    const { page } = outcome;
     if (page !== undefined) {
-      const capped = capFilePage(page, this.#offload.thresholdFor(toolName), this.#offload.measure);
-      return capped === joinText(outcome.content)
-        ? outcome
-        : { ...outcome, content: withText(outcome.content, capped) };
+      const text = joinText(outcome.content);
+      const threshold = this.#offload.thresholdFor(toolName);
+      if (this.#offload.measure.within(text, threshold)) return outcome;
+      // Cut by its lines, while the text still is the page (a middleware that rewrote the text on
+      // its way made it an ordinary result, stored below like any other).
+      if (text === printPage(page)) {
+        const capped = capFilePage(page, threshold, this.#offload.measure, text);
+        return { ...outcome, content: withText(outcome.content, capped) };
+      }
     }
     const { threadId, turnId } = context;
     let staged: Awaited<ReturnType<ToolOutputOffload['stageResult']>>;

@@ -1,8 +1,9 @@
 import { quoteForMessage } from '../shared/checks.js';
+import type { FilePage } from '../shared/content.js';
 import { cutLine } from '../shared/text.js';
 import type { FileInfo } from './backend.js';
 import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
-import { type FilePage, fitPage, maxLineChars, messagePage, moreItemsNote } from './file-tool-page.js';
+import { fitPage, maxLineChars, messagePage, moreItemsNote } from './file-tool-page.js';
 import { normalizePath } from './paths.js';
 
 /** ls: the entries directly in a directory. */

@@ -1,24 +1,13 @@
 // A file tool's page, as data: what it shows, where that lies in the file, and the closing line
 // about the rest. The tools make pages, `printPage` words them for the model, and `cutPage` makes
 // one smaller (the offload's threshold, O11) from the data, never from the printed text.
-import type { ContentPart, TextPart } from '../shared/content.js';
+import type { FilePage } from '../shared/content.js';
 import { cutToChars } from '../shared/text.js';
 
 /** A longer line is cut in every page (read_file's lines, listed paths, matches): one line must never fill a page. */
 export const maxLineChars = 2000;
 /** A page's closing line once the page is cut: notes never echo model-sized input, but a path may be long. */
 const maxNoteChars = 400;
-
-export interface FilePage {
-  /** What is shown, one item a line: a file's lines (read_file), listed paths, matches, or a message. */
-  readonly lines: readonly string[];
-  /** read_file's pages: `lines[i]` is line `offset + i + 1` of a file of `total` lines, and is printed with that number. */
-  readonly range?: { readonly offset: number; readonly total: number };
-  /** The tool's closing line, printed last: what it did not show and how to see it. */
-  readonly note?: string;
-  /** Set by `cutPage`: cut to `limitTokens`, from a page of `of` lines. */
-  readonly cut?: { readonly limitTokens: number; readonly of: number };
-}
 
 /** A page of one line: a message such as "No matches …" or "Wrote …". */
 export function messagePage(text: string): FilePage {
@@ -126,40 +115,4 @@ export function cutPage(page: FilePage, maxChars: number, limitTokens: number): 
 function firstLineWithin(page: FilePage, chars: number): string {
   const prefix = page.range === undefined ? 0 : lineNumber(page.range.offset).length;
   return cutToChars(page.lines[0]!, Math.max(0, chars - prefix));
-}
-
-// A tool result made of a page keeps the page beside it, keyed by its text part: the runtime passes
-// that part on as it is, so a middleware (the offload) finds the page whatever tool object ran it
-// (a `{ ...tool }` copy too). A part whose text changed since is no longer that page.
-const pagesOfParts = new WeakMap<TextPart, { page: FilePage; text: string }>();
-
-/** A file tool's result for a page: one text part, its printed form, with the page kept beside it. */
-export function pageContent(page: FilePage): ContentPart[] {
-  const text = printPage(page);
-  const part: TextPart = { type: 'text', text };
-  pagesOfParts.set(part, { page: linesOfText(page, text), text });
-  return [part];
-}
-
-/**
- * The page with its lines taken back out of its printed text. A line cut from a long one may hold
- * on to the whole text it was cut from (engines share the characters of a slice); the kept page
- * lives as long as the message holding the part, so it keeps nothing but that part's own text.
- */
-function linesOfText(page: FilePage, text: string): FilePage {
-  let at = 0;
-  const lines = page.lines.map((line, i) => {
-    const start = at + (page.range === undefined ? 0 : lineNumber(page.range.offset + i).length);
-    at = start + line.length + 1;
-    return text.slice(start, start + line.length);
-  });
-  return { ...page, lines };
-}
-
-/** The page a tool result was printed from (`pageContent`), while the result is still exactly that; else undefined. */
-export function pageOf(content: readonly ContentPart[]): FilePage | undefined {
-  if (!Array.isArray(content) || content.length !== 1) return undefined;
-  const part = content[0] as TextPart;
-  const kept = pagesOfParts.get(part);
-  return kept !== undefined && kept.text === part.text ? kept.page : undefined;
 }

@@ -1,6 +1,7 @@
+import type { FilePage } from '../shared/content.js';
 import { cutLine, splitLines } from '../shared/text.js';
 import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
-import { type FilePage, fitPage, maxLineChars, messagePage, moreLinesNote } from './file-tool-page.js';
+import { fitPage, maxLineChars, messagePage, moreLinesNote } from './file-tool-page.js';
 import { normalizePath } from './paths.js';
 import { pastTheEnd, readPage } from './text-file.js';
 

@@ -1,6 +1,5 @@
-import type { JsonSchema } from '../shared/content.js';
+import type { FilePage, JsonSchema } from '../shared/content.js';
 import type { Backend } from './backend.js';
-import type { FilePage } from './file-tool-page.js';
 
 /**
  * What a file tool does, apart from how a framework calls it: `fileTools` makes this package's

@@ -1,8 +1,10 @@
+import { cutPage, printPage } from '../backends/file-tool-page.js';
+import type { FilePage } from '../shared/content.js';
 import { cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 
 /** Whether a text is over the threshold, in estimated tokens (O1). */
-export function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
+function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
   return !measure.within(text, thresholdTokens);
 }
 
@@ -47,4 +49,19 @@ export function cutWithNote(
     const head = cutToChars(text, Math.max(0, room));
     return `${head}\n${cutNote(reason, text.length, tokens, head.length, thresholdTokens)}`;
   });
+}
+
+/**
+ * A file tool's page as the model reads it, within the threshold and never stored (O11): the page
+ * as printed when it is within it, else cut by its lines (`cutPage`) to the most that fits.
+ * `printed` is the page's printed text, when the caller has it already.
+ */
+export function capFilePage(
+  page: FilePage,
+  thresholdTokens: number,
+  measure = charsPerTokenMeasure,
+  printed = printPage(page),
+): string {
+  if (!isOverThreshold(printed, thresholdTokens, measure)) return printed;
+  return measure.fit(thresholdTokens, (maxChars) => printPage(cutPage(page, maxChars, thresholdTokens)));
 }

@@ -2,14 +2,13 @@ import type { Backend } from '../backends/backend.js';
 import type { FileToolSpec } from '../backends/file-tool.js';
 import { grepTool } from '../backends/file-tool-grep.js';
 import { globTool, lsTool } from '../backends/file-tool-listing.js';
-import type { FilePage } from '../backends/file-tool-page.js';
 import { readFileTool } from '../backends/file-tool-read-file.js';
 import { pageLimits } from '../backends/file-tool-specs.js';
-import type { JsonSchema } from '../shared/content.js';
+import type { FilePage, JsonSchema } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import type { TokenMeasure } from '../tokens/token-measure.js';
-import { capFilePage } from './page-cap.js';
+import { capFilePage } from './cut.js';
 
 /** The read tools, in the order they are declared and named everywhere (the system prompt, the adapters). */
 export const readToolNames = ['read_file', 'grep', 'ls', 'glob'] as const;

@@ -33,7 +33,7 @@ function argumentStrings(args: unknown): string[] {
 
 /**
  * Whether a call reads from the mount (any path-like argument under it): how a tool other than the
- * file tools (which are capped whatever their arguments, page-cap.ts) is kept from storing a read again.
+ * file tools (whose pages are capped whatever their arguments, cut.ts) is kept from storing a read again.
  */
 export function readsFromMount(args: unknown): boolean {
   return argumentStrings(args).some(isUnderMount);

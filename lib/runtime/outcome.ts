@@ -1,9 +1,18 @@
-import { type ContentPart, toContent } from '../shared/content.js';
+import { type ContentPart, type FilePage, toContent } from '../shared/content.js';
 
 export type StateUpdate = Readonly<Record<string, unknown>>;
 
 export type ToolOutcome =
-  | { type: 'success'; content: ContentPart[]; update?: StateUpdate }
+  | {
+      type: 'success';
+      content: ContentPart[];
+      update?: StateUpdate;
+      /**
+       * The file tools' page this content prints, as data, for a middleware to cut by its lines;
+       * a middleware that changes the content of such a result leaves it out.
+       */
+      page?: FilePage;
+    }
   | { type: 'error'; message: string }
   | { type: 'needs-approval'; reason: string }
   | { type: 'fatal'; reason: string };

@@ -6,6 +6,22 @@ export type TextPart = { type: 'text'; text: string };
 export type MediaPart = { type: 'image' | 'audio' | 'file'; mimeType: string; data: string; name?: string };
 export type ContentPart = TextPart | MediaPart;
 
+/**
+ * A file tool's page, as data: what it shows, where that lies in the file, and the closing line
+ * about the rest. The file tools return it beside their printed text (`ToolOutcome` success's
+ * `page`), so a middleware can cut the page by its lines (the offload, O11) instead of storing it.
+ */
+export interface FilePage {
+  /** What is shown, one item a line: a file's lines (read_file), listed paths, matches, or a message. */
+  readonly lines: readonly string[];
+  /** read_file's pages: `lines[i]` is line `offset + i + 1` of a file of `total` lines, and is printed with that number. */
+  readonly range?: { readonly offset: number; readonly total: number };
+  /** The tool's closing line, printed last: what it did not show and how to see it. */
+  readonly note?: string;
+  /** Set by `cutPage`: cut to `limitTokens`, from a page of `of` lines. */
+  readonly cut?: { readonly limitTokens: number; readonly of: number };
+}
+
 /** A JSON Schema object (draft 2020-12), as tools declare their arguments to a model. */
 export type JsonSchema = Record<string, unknown>;
 

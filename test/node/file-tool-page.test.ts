@@ -3,22 +3,17 @@
 // only ever made from the data.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  cutPage,
-  type FilePage,
-  fitPage,
-  maxLineChars,
-  nextOffset,
-  pageContent,
-  pageOf,
-  printPage,
-} from '../../lib/backends/file-tool-page.js';
+import { fileTools } from '../../lib/agent/file-tools.js';
+import { cutPage, fitPage, maxLineChars, nextOffset, printPage } from '../../lib/backends/file-tool-page.js';
 import { fileToolSpecs } from '../../lib/backends/file-tool-specs.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
-import { capFilePage } from '../../lib/offload/page-cap.js';
+import { capFilePage } from '../../lib/offload/cut.js';
+import type { ToolOutcome } from '../../lib/runtime/outcome.js';
+import type { FilePage } from '../../lib/shared/content.js';
 import { countLines, cutLine, splitLines } from '../../lib/shared/text.js';
 import { estimateTokensByScript } from '../../lib/tokens/estimate-by-script.js';
 import { TokenMeasure } from '../../lib/tokens/token-measure.js';
+import { toolContext } from '../browser/fixtures/tool-context.js';
 
 /** The file's lines as read_file shows them: without a final '\r', long ones cut. */
 function shownLines(text: string): string[] {
@@ -89,8 +84,6 @@ describe('read_file pages as data', () => {
             expect(page.lines.length).toBeGreaterThan(0);
             expect(page.lines.length).toBeLessThanOrEqual(limit);
             checkPage(page, expected, maxPageTokens * 4);
-            // The page kept beside the tool's result is the same data.
-            expect(pageOf(pageContent(page))).toEqual(page);
             seen.push(...page.lines);
             const next = nextOffset(page);
             if (next === undefined) break;
@@ -193,7 +186,6 @@ describe('listing pages', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 80 }), fc.nat({ max: 5000 }), (items, chars) => {
         const page = fitPage({ lines: items }, chars);
-        expect(pageOf(pageContent(page))).toEqual(page);
         expect(items.slice(0, page.lines.length)).toEqual(page.lines);
         if (items.length > 0) expect(page.lines.length).toBeGreaterThan(0);
         if (page.lines.length > 1) expect(printPage(page).length + 1).toBeLessThanOrEqual(chars);
@@ -222,24 +214,13 @@ describe('listing pages', () => {
 });
 
 describe('a page travels with its result', () => {
-  const page: FilePage = { lines: ['hello'], range: { offset: 0, total: 3 }, note: '[lines 1-1 of 3]' };
-
-  it('is found by the text part the tool returned, whatever holds that part', () => {
-    const content = pageContent(page);
-    expect(content).toEqual([{ type: 'text', text: printPage(page) }]);
-    expect(pageOf(content)).toEqual(page);
-    expect(pageOf([...content])).toEqual(page);
-  });
-
-  it('is not found for a copy of the part, a changed text, more parts, or anything else', () => {
-    const content = pageContent(page);
-    expect(pageOf([{ ...content[0]! }])).toBeUndefined();
-    const changed = pageContent(page);
-    (changed[0] as { text: string }).text += '!';
-    expect(pageOf(changed)).toBeUndefined();
-    expect(pageOf([...content, { type: 'text', text: 'more' }])).toBeUndefined();
-    expect(pageOf([])).toBeUndefined();
-    expect(pageOf('text' as never)).toBeUndefined();
-    expect(pageOf(['text'] as never)).toBeUndefined();
+  it("is the file tools' outcome's page, beside the text it prints, whatever object runs the tool", async () => {
+    const [readFile] = fileTools(new MemoryBackend({ '/f.txt': 'one\ntwo\nthree\n' }));
+    for (const tool of [readFile!, { ...readFile! }]) {
+      const outcome = (await tool.execute({ path: '/f.txt', limit: 1 }, toolContext())) as ToolOutcome;
+      expect(outcome).toMatchObject({ type: 'success', page: { lines: ['one'], range: { offset: 0, total: 3 } } });
+      const { content, page } = outcome as Extract<ToolOutcome, { type: 'success' }>;
+      expect(content).toEqual([{ type: 'text', text: printPage(page!) }]);
+    }
   });
 });
