@@ -8,14 +8,16 @@ import { gzipSync } from 'node:zlib';
 
 /** The package's entries, by the file an "exports" entry names. */
 const entryBudgets = {
-  'dist/index.js': 44_150, // streaming models and the SSE reader; token estimates (estimateTokensByScript, the measure); evictions by key; per-tool thresholds on file-tool pages
-  // The built-in agent's entry (`tool-output-offload/agent`), checked once package.json exports it or
-  // it is built: at most what the main entry holds today; set from its first build after the re-cut.
-  'dist/agent.js': 44_150,
+  // The offload alone since the re-cut (issue 21): the core, the stores, the read tools; re2js is
+  // external here and loaded on the first grep/glob. With its chunks (was 44,150 for everything).
+  'dist/index.js': 30_500,
+  // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
+  // models, and the offload its chunks share with the main entry.
+  'dist/agent.js': 47_000,
   'dist/inspector.js': 20_100, // +77 B when its constants became module-local: the unminified library build inlines only exported ones
-  'dist/testing.js': 8_000,
+  'dist/testing.js': 10_300, // the store contract suite and scriptedModel, with the chunks they share with the other entries
   'dist/langchain.js': 2_500,
-  'dist/ai-sdk.js': 2_000,
+  'dist/ai-sdk.js': 2_100, // +JSON measured as the SDK sends it and stored in the most readable form that fits
 };
 
 /**
@@ -36,6 +38,8 @@ const builtFiles = existsSync(join(dir, 'dist'))
       .map((name) => `dist/${name}`)
   : [];
 const problems = [];
+/** Every chunk some entry imports statically: counted in that entry's budget. */
+const staticallyLoaded = [];
 
 for (const file of exported) {
   if (!Object.hasOwn(entryBudgets, file)) {
@@ -50,7 +54,10 @@ for (const [file, budget] of Object.entries(entryBudgets)) {
   }
   check(file, budget);
 }
-for (const file of builtFiles.filter((file) => !Object.hasOwn(entryBudgets, file))) {
+// A chunk no entry imports statically is loaded by a dynamic import: it needs a budget of its own.
+for (const file of builtFiles.filter(
+  (file) => !Object.hasOwn(entryBudgets, file) && !staticallyLoaded.includes(file),
+)) {
   const matches = chunkBudgets.filter(({ pattern }) => pattern.test(file));
   if (matches.length === 0) {
     problems.push(`${file} is a chunk of the build with no budget: add a pattern for it to chunkBudgets`);
@@ -59,11 +66,33 @@ for (const file of builtFiles.filter((file) => !Object.hasOwn(entryBudgets, file
   check(file, Math.min(...matches.map(({ budget }) => budget)));
 }
 
+/**
+ * An entry's budget covers what importing it loads: the entry and the chunks it imports statically,
+ * transitively (the build splits code the entries share into chunks), gzipped together.
+ */
 function check(file, budget) {
-  const size = gzipSync(readFileSync(join(dir, file))).length;
+  const loaded = staticClosure(file);
+  const size = gzipSync(Buffer.concat(loaded.map((f) => readFileSync(join(dir, f))))).length;
   const ok = size <= budget;
-  if (!ok) problems.push(`${file} is ${size} B gzip, over its budget of ${budget} B`);
-  console.log(`${ok ? 'ok  ' : 'OVER'} ${file}: ${size} B gzip (budget ${budget} B)`);
+  if (!ok) problems.push(`${file} is ${size} B gzip with the chunks it imports, over its budget of ${budget} B`);
+  const withChunks = loaded.length > 1 ? ` with ${loaded.slice(1).join(', ')}` : '';
+  console.log(`${ok ? 'ok  ' : 'OVER'} ${file}${withChunks}: ${size} B gzip (budget ${budget} B)`);
+}
+
+/** `file` and every dist/ chunk it imports statically, transitively, in the order first reached. */
+function staticClosure(file) {
+  const reached = [file];
+  for (let i = 0; i < reached.length; i++) {
+    const source = readFileSync(join(dir, reached[i]), 'utf8');
+    for (const [, specifier] of source.matchAll(
+      /(?:^|[;\n])\s*(?:import|export)\b[^'"()]*?from\s*["'](\.[^"']+)["']/g,
+    )) {
+      const target = join(reached[i], '..', specifier).replace(/\\/g, '/');
+      if (!reached.includes(target)) reached.push(target);
+    }
+  }
+  staticallyLoaded.push(...reached);
+  return reached;
 }
 
 /** The .js files an "exports" value names (a path, or conditions such as { types, import }). */
