@@ -1,5 +1,4 @@
 import { isCount } from './count.js';
-import { isBound } from './store-info.js';
 import { clip } from './format.js';
 import {
   type EntryRow,
@@ -11,6 +10,7 @@ import {
   toRows,
 } from './records.js';
 import type { PanelSource, SourceChange } from './source.js';
+import { isBound } from './store-info.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 interface Snapshot {
@@ -199,7 +199,12 @@ export class SnapshotReader {
     const generation = this.#generation.get(threadId) ?? 0;
     const settle = (bound: unknown) => {
       this.#boundsAsked.delete(threadId);
-      if (this.#stopped || (this.#generation.get(threadId) ?? 0) !== generation) return;
+      if (this.#stopped) return;
+      if ((this.#generation.get(threadId) ?? 0) !== generation) {
+        // A change came meanwhile: what it told stands; if it told no bound, read it again.
+        this.#wantBound(threadId);
+        return;
+      }
       this.#bounds.set(threadId, isBound(bound) ? bound : undefined);
       this.#schedulePublish();
     };
