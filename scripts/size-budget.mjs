@@ -12,8 +12,8 @@ const entryBudgets = {
   // The built-in agent's entry (`tool-output-offload/agent`), checked once package.json exports it or
   // it is built: at most what the main entry holds today; set from its first build after the re-cut.
   'dist/agent.js': 44_150,
-  'dist/inspector.js': 20_100, // +77 B when its constants became module-local: the unminified library build inlines only exported ones
-  'dist/testing.js': 8_000,
+  'dist/inspector.js': 20_500, // +77 B when its constants became module-local: the unminified library build inlines only exported ones; +300 B for each thread's bound from the store (issue 21)
+  'dist/testing.js': 8_300, // +290 B: the store contract's test of a thread's bound (issue 21)
   'dist/langchain.js': 2_500,
   'dist/ai-sdk.js': 2_000,
 };
