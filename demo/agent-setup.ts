@@ -9,7 +9,7 @@ import { langChainRuntime } from './langchain-runtime.js';
 import { offlineModel } from './offline-model.js';
 
 /** Small enough that the first scenario (≈ 0.6 + 2 + 0.8 MB) goes over it and evicts. */
-export const maxTotalBytes = 3 * 1024 * 1024;
+const maxTotalBytes = 3 * 1024 * 1024;
 /** The 2.3 MB changelog is stored cut to this, so the demo shows a cut entry too. */
 const maxResultBytes = 2 * 1024 * 1024;
 

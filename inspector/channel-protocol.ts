@@ -1,6 +1,6 @@
 import { isCount } from './count.js';
 import { type SourceChange, toSourceChanges } from './source.js';
-import { isStoreInfo } from './store-info.js';
+import { isBound, isStoreInfo } from './store-info.js';
 
 /**
  * The messages between `exposeToInspector` (the window that holds the store) and a panel mounted
@@ -16,13 +16,16 @@ import { isStoreInfo } from './store-info.js';
  * answers it, and the panel shows none; its `threadId` came later still (an older side answers
  * with every thread's: the panel keeps the thread it asked for). So did an 'evictions' request's
  * `keys`: an older side answers with the thread's whole log, and the panel keeps the keys it asked
- * for.
+ * for. So did 'bound' (a thread's bound, the smallest maxTotalBytes of its writers, answered with a
+ * positive integer or null when the store does not know it) and a change's `bound`: an older side
+ * never answers the request nor tells the field, and the panel falls back to the bound it was
+ * given or 'info' reports.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'read' | 'info' | 'unreadable';
+export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'bound' | 'read' | 'info' | 'unreadable';
 
 export type InspectorRequest =
   | {
@@ -35,7 +38,7 @@ export type InspectorRequest =
     }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes'; threadId: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
 
 /** A request without its envelope: what the panel asks. */
@@ -110,7 +113,7 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
   if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
-  if (op === 'totalBytes' && isString(data.threadId)) {
+  if ((op === 'totalBytes' || op === 'bound') && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
   if (op === 'read' && isString(data.threadId) && isString(data.key)) {
@@ -183,6 +186,8 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   failures: isRecordList,
   unreadable: isRecordList,
   totalBytes: isCount,
+  // null: the store does not know the thread's bound (JSON, on the extension's hops, has no undefined).
+  bound: (value) => value === null || isBound(value),
   read: isString,
   info: isStoreInfo,
 };

@@ -13,11 +13,12 @@ import {
   assertInspectableStore,
   type InspectableStore,
   readKeyed,
+  storeBound,
   storeFailures,
   storeUnreadable,
 } from './inspectable-store.js';
 import { type SourceChange, toSourceChange } from './source.js';
-import { assertBound, readStoreInfo } from './store-info.js';
+import { assertBound, isBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 const NOTICE_BATCH_MS = 50;
@@ -25,7 +26,11 @@ const NOTICE_BATCH_MS = 50;
 export interface ExposeOptions {
   /** The BroadcastChannel to serve on; default 'tool-output-offload'. */
   channel?: string;
-  /** The offload's `maxTotalBytes`: panels mounted with `{ channel }` show it in their gauges. */
+  /**
+   * The offload's `maxTotalBytes`, for panels mounted with `{ channel }`: their gauges' fallback
+   * for a store that does not report each thread's bound (the built-in stores do:
+   * `OffloadStore.bound`, so they need no `bound` here).
+   */
   bound?: number;
 }
 
@@ -40,6 +45,9 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return storeUnreadable(store, request.threadId);
     case 'totalBytes':
       return store.totalBytes(request.threadId);
+    case 'bound':
+      // null, not undefined, for "not known": it survives the extension's JSON hops.
+      return storeBound(store, request.threadId).then((bound) => (isBound(bound) ? bound : null));
     case 'read':
       return store.read(request.threadId, request.key);
     case 'info':

@@ -53,24 +53,30 @@ function Gauge({ threadId, total, bound }: { threadId: string; total: number | u
 interface GaugesProps {
   threads: readonly string[];
   totals: ReadonlyMap<string, number>;
+  /** Each thread's bound as the store reports it. */
+  bounds: ReadonlyMap<string, number>;
+  /** The bound of a thread the store reports none for (mountInspector's option, or the exposing side's). */
   bound?: number;
-  /** Asks for the totals of the threads in view that are not known yet. */
+  /** Asks for the totals and bounds of the threads in view (the reader reads those not known yet). */
   wantTotals(threads: readonly string[]): void;
 }
 
 /**
- * A strip of gauges, one per thread, virtualized: a thousand threads render (and read totals
- * for) only the few gauges in view; scrolling the strip shows the others.
+ * A strip of gauges, one per thread, virtualized: a thousand threads render (and read totals and
+ * bounds for) only the few gauges in view; scrolling the strip shows the others. Each thread is
+ * shown against its own bound where the store reports it, else against `bound`.
  */
-export function Gauges({ threads, totals, bound, wantTotals }: GaugesProps) {
+export function Gauges({ threads, totals, bounds, bound, wantTotals }: GaugesProps) {
   const scrollRef = useRef<HTMLElement>(null);
   const virtualizer = useVirtualizer(threads.length, GAUGE_WIDTH, scrollRef, 0, true);
   const items = virtualizer.getVirtualItems();
   const inView = items.map((item) => threads[item.index]).filter((id): id is string => id !== undefined);
   const missing = inView.filter((id) => !totals.has(id));
-  const key = missing.join('\u0000');
+  // Asked again when the threads in view change or a total is dropped; the reader skips what it
+  // knows (a bound too: a store's events may tell totals without one).
+  const key = `${inView.join('\u0000')}\u0001${missing.join('\u0000')}`;
   useEffect(() => {
-    if (missing.length > 0) wantTotals(missing);
+    if (inView.length > 0) wantTotals(inView);
   }, [key, wantTotals]);
   if (threads.length === 0) return null;
   return (
@@ -81,7 +87,7 @@ export function Gauges({ threads, totals, bound, wantTotals }: GaugesProps) {
           if (threadId === undefined) return null;
           return (
             <div key={threadId} class="gauge-slot" style={{ transform: `translateX(${item.start}px)` }}>
-              <Gauge threadId={threadId} total={totals.get(threadId)} bound={bound} />
+              <Gauge threadId={threadId} total={totals.get(threadId)} bound={bounds.get(threadId) ?? bound} />
             </div>
           );
         })}

@@ -9,6 +9,8 @@ export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' 
   failures?: OffloadStore['failures'];
   /** Records the store found malformed and skipped (IndexedDbOffloadStore reports them). */
   unreadable?: OffloadStore['unreadable'];
+  /** A thread's bound, for its gauge (the built-in stores report it). */
+  bound?: OffloadStore['bound'];
   /** The origin's `navigator.storage.estimate()`, where the browser tells. */
   estimate?(): Promise<StorageEstimate | undefined>;
   /** The origin's `navigator.storage.persisted()`. */
@@ -34,6 +36,11 @@ export function assertInspectableStore(store: unknown, where: string): asserts s
 /** Reads failures where the store keeps them (feature-detected), else none. */
 export function storeFailures(store: InspectableStore, threadId?: string): Promise<StoreFailure[]> {
   return typeof store.failures === 'function' ? store.failures(threadId) : Promise.resolve([]);
+}
+
+/** Reads a thread's bound where the store reports it (feature-detected), else undefined. */
+export async function storeBound(store: InspectableStore, threadId: string): Promise<number | undefined> {
+  return typeof store.bound === 'function' ? store.bound(threadId) : undefined;
 }
 
 /** Reads the records a store skipped as malformed, where it reports them (feature-detected), else none. */

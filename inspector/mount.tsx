@@ -15,8 +15,12 @@ export interface InspectorOptions {
   /** 'embedded' (default) fills the target; 'floating' shows a toggle button that opens a docked panel. */
   mode?: 'embedded' | 'floating';
   /**
-   * The store's maxTotalBytes, for the per-thread gauges. With `{ channel }` it defaults to the
-   * bound the exposing window gave exposeToInspector; without either the bound shows as unknown.
+   * A fallback maxTotalBytes for the per-thread gauges. Each gauge shows its thread's own bound as
+   * the store reports it (`OffloadStore.bound`: the smallest maxTotalBytes of the agents that wrote
+   * to the thread; the built-in stores report it, also through `{ channel }`), so an app using them
+   * need not pass it. This is shown for a thread the store reports no bound for (a custom store
+   * without `bound`, a store exposed by an older version); then, with `{ channel }`, the bound the
+   * exposing window gave exposeToInspector; else the bound shows as unknown.
    */
   bound?: number;
   /** Names the source in the header instead of "this window", the channel's name or the source's own `label`. */

@@ -17,7 +17,7 @@ export interface PanelProps {
   source: PanelSource;
   /** Names the source in the header. */
   label: string;
-  /** maxTotalBytes, for the gauges; else the bound the source reports, else unknown. */
+  /** maxTotalBytes, for the gauges of threads whose bound the source does not report; else the bound `info()` reports, else unknown. */
   bound?: number;
   /** Opens the panel in another window; returns a message when it could not. */
   onPopOut?: () => string | undefined;
@@ -154,7 +154,13 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
       )}
       {snapshot && (
         <Boundary what="The gauges" retryKey={snapshot}>
-          <Gauges threads={gaugeThreads} totals={snapshot.totals} bound={bound ?? info.bound} wantTotals={wantTotals} />
+          <Gauges
+            threads={gaugeThreads}
+            totals={snapshot.totals}
+            bounds={snapshot.bounds}
+            bound={bound ?? info.bound}
+            wantTotals={wantTotals}
+          />
         </Boundary>
       )}
       <Tabs

@@ -101,6 +101,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     failures: (threadId) => ask<StoreFailure[]>(thread('failures', threadId)),
     unreadable: (threadId) => ask<UnreadableRecord[]>(thread('unreadable', threadId)),
     totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
+    bound: async (threadId) => (await ask<number | null>({ op: 'bound', threadId })) ?? undefined,
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),
     onChange(listener) {

@@ -10,6 +10,7 @@ import {
   toRows,
 } from './records.js';
 import type { PanelSource, SourceChange } from './source.js';
+import { isBound } from './store-info.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 interface Snapshot {
@@ -25,6 +26,11 @@ interface Snapshot {
    * shows the thread (`SnapshotReader.wantTotals`). A thread not in the map was not read yet.
    */
   totals: ReadonlyMap<string, number>;
+  /**
+   * Each thread's bound as the store reports it: told by change events, or read with the total. A
+   * thread not in the map has none known (not read yet, or the store does not say).
+   */
+  bounds: ReadonlyMap<string, number>;
   /** Items of the lists read that were no records at all (not objects), so not shown. */
   skipped: number;
 }
@@ -126,6 +132,9 @@ export class SnapshotReader {
   /** Skipped items per list read: `part` for a whole list, `part\0thread` for one thread's. */
   readonly #skipped = new Map<string, number>();
   readonly #totals = new Map<string, number>();
+  /** Bounds known or asked for: undefined where the store said it does not know (not asked again). */
+  readonly #bounds = new Map<string, number | undefined>();
+  readonly #boundsAsked = new Set<string>();
   /** Bumped by every change to a thread, so a total read before it is not kept after it. */
   readonly #generation = new Map<string, number>();
   readonly #totalsAsked = new Set<string>();
@@ -158,10 +167,16 @@ export class SnapshotReader {
     this.#unsubscribe = undefined;
   }
 
-  /** Reads the totals of these threads (those in view) where not known yet. */
+  /**
+   * Reads the totals of these threads (those in view) where not known yet, and their bounds with
+   * them where not known either: an event that tells a total tells the bound too (a built-in
+   * store's), so neither is read again after it.
+   */
   wantTotals(threads: readonly string[]): void {
     for (const threadId of threads) {
-      if (this.#stopped || this.#totals.has(threadId) || this.#totalsAsked.has(threadId)) continue;
+      if (this.#stopped) return;
+      this.#wantBound(threadId);
+      if (this.#totals.has(threadId) || this.#totalsAsked.has(threadId)) continue;
       this.#totalsAsked.add(threadId);
       const generation = this.#generation.get(threadId) ?? 0;
       const settle = (total: number) => {
@@ -175,6 +190,25 @@ export class SnapshotReader {
         () => settle(Number.NaN),
       );
     }
+  }
+
+  /** Reads the thread's bound unless known or asked; a failed read (an older exposing side) counts as unknown. */
+  #wantBound(threadId: string): void {
+    if (this.#bounds.has(threadId) || this.#boundsAsked.has(threadId)) return;
+    this.#boundsAsked.add(threadId);
+    const generation = this.#generation.get(threadId) ?? 0;
+    const settle = (bound: unknown) => {
+      this.#boundsAsked.delete(threadId);
+      if (this.#stopped) return;
+      if ((this.#generation.get(threadId) ?? 0) !== generation) {
+        // A change came meanwhile: what it told stands; if it told no bound, read it again.
+        this.#wantBound(threadId);
+        return;
+      }
+      this.#bounds.set(threadId, isBound(bound) ? bound : undefined);
+      this.#schedulePublish();
+    };
+    this.#source.bound(threadId).then(settle, () => settle(undefined));
   }
 
   #changed(changes: readonly SourceChange[] | undefined): void {
@@ -198,6 +232,9 @@ export class SnapshotReader {
         this.#generation.set(change.threadId, (this.#generation.get(change.threadId) ?? 0) + 1);
         if (change.totalBytes === undefined) this.#totals.delete(change.threadId);
         else this.#totals.set(change.threadId, change.totalBytes);
+        // A change that tells no total may have changed the bound unseen: both are read again.
+        if (change.bound !== undefined) this.#bounds.set(change.threadId, change.bound);
+        else if (change.totalBytes === undefined) this.#bounds.delete(change.threadId);
       }
     }
     this.#schedule();
@@ -256,7 +293,11 @@ export class SnapshotReader {
     });
     if (this.#unread.size < parts.length) {
       this.#loaded = true;
-      if (parts.length === allParts.length) this.#totals.clear(); // read again for the gauges in view
+      if (parts.length === allParts.length) {
+        // Read again for the gauges in view.
+        this.#totals.clear();
+        this.#bounds.clear();
+      }
     }
   }
 
@@ -364,6 +405,7 @@ export class SnapshotReader {
       failures: this.#flat.failures as FailureRow[],
       threads: sameThreads ? previous.threads : [...threads].sort(),
       totals: new Map(this.#totals),
+      bounds: new Map([...this.#bounds].filter((pair): pair is [string, number] => pair[1] !== undefined)),
       skipped,
     };
     this.#publish({ snapshot: this.#snapshot, error: this.#error });

@@ -1,18 +1,20 @@
 import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
 import { isCount } from './count.js';
 import { shown } from './records.js';
-import type { StoreInfo } from './store-info.js';
+import { isBound, type StoreInfo } from './store-info.js';
 
 /**
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
- * `'failed'`) to which key of which thread, and the thread's total after it when known. It tells
- * the panel which thread to read again, and which entry.
+ * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
+ * It tells the panel which thread to read again, and which entry.
  */
 export interface SourceChange {
   type: string;
   threadId: string;
   key: string;
   totalBytes?: number;
+  /** The thread's bound (the smallest maxTotalBytes of its writers), when the store tells it. */
+  bound?: number;
 }
 
 /**
@@ -40,6 +42,12 @@ export interface InspectorSource {
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
   /** A thread's stored bytes, for its gauge. */
   totalBytes(threadId: string): Promise<number>;
+  /**
+   * A thread's bound (the smallest maxTotalBytes of the agents that wrote to it), for its gauge,
+   * read with its total; undefined where the store does not know it. Without this method (or with
+   * undefined) the gauge shows mountInspector's `bound` option, else the bound `info()` reports.
+   */
+  bound?(threadId: string): Promise<number | undefined>;
   /** A stored text, read when an entry is opened. */
   read(threadId: string, key: string): Promise<string>;
   /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
@@ -63,9 +71,16 @@ export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
  */
 export function toSourceChange(event: unknown): SourceChange | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
-  const { type, threadId, key, totalBytes } = event as Record<string, unknown>;
+  const { type, threadId, key, totalBytes, bound } = event as Record<string, unknown>;
   if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
-  return isCount(totalBytes) ? { type, threadId, key, totalBytes } : { type, threadId, key };
+  // A total or bound that is not one is dropped: the panel reads it instead of showing it.
+  return {
+    type,
+    threadId,
+    key,
+    ...(isCount(totalBytes) ? { totalBytes } : {}),
+    ...(isBound(bound) ? { bound } : {}),
+  };
 }
 
 /** Every change checked; undefined (read everything) when one is not well-formed, or none are given. */
@@ -75,7 +90,17 @@ export function toSourceChanges(changes: unknown): SourceChange[] | undefined {
 }
 
 /** The methods of a source: 1 when it must have it, 0 when it may. */
-const methods = { list: 1, evictions: 1, totalBytes: 1, read: 1, onChange: 1, failures: 0, unreadable: 0, info: 0 };
+const methods = {
+  list: 1,
+  evictions: 1,
+  totalBytes: 1,
+  read: 1,
+  onChange: 1,
+  failures: 0,
+  unreadable: 0,
+  info: 0,
+  bound: 0,
+};
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
 export function assertInspectorSource(source: unknown, where: string): asserts source is InspectorSource {
@@ -109,6 +134,7 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
     failures: async (threadId) => (source.failures ? source.failures(threadId) : []),
     unreadable: async (threadId) => (source.unreadable ? source.unreadable(threadId) : []),
     totalBytes: async (threadId) => source.totalBytes(threadId),
+    bound: async (threadId) => (source.bound ? source.bound(threadId) : undefined),
     read: async (threadId, key) => source.read(threadId, key),
     info: async () => (source.info ? source.info() : {}),
     onChange(listener) {

@@ -8,7 +8,10 @@ import type { InspectableStore } from './inspectable-store.js';
  * BroadcastChannel and the extension's JSON hops alike.
  */
 export interface StoreInfo {
-  /** The offload's `maxTotalBytes`, as whoever mounted or exposed the store gave it. */
+  /**
+   * The offload's `maxTotalBytes`, as whoever exposed the store gave it: the gauges' fallback for
+   * threads whose bound the store does not report (`OffloadStore.bound`).
+   */
   bound?: number;
   /** Bytes the origin uses, from `navigator.storage.estimate()` in the store's window. */
   usage?: number;
@@ -17,6 +20,13 @@ export interface StoreInfo {
   /** Whether the browser keeps the origin's storage under pressure; only where the store offers `persisted()`. */
   persisted?: boolean;
 }
+
+/**
+ * True for a thread's bound as a store reports it (`OffloadStore.bound`, an event's `bound`): a
+ * maxTotalBytes, a positive integer of bytes. Anything else read or received is dropped, not shown.
+ */
+export const isBound = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
 /** Throws a RangeError unless `bound` is undefined or a positive number of bytes. */
 export function assertBound(bound: unknown, where: string): asserts bound is number | undefined {

@@ -1,5 +1,5 @@
 import type { StoreEvent } from '../lib/index.js';
-import { type InspectableStore, readKeyed, storeFailures, storeUnreadable } from './inspectable-store.js';
+import { type InspectableStore, readKeyed, storeBound, storeFailures, storeUnreadable } from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
 import { readStoreInfo } from './store-info.js';
 
@@ -21,8 +21,9 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     failures: (threadId) => storeFailures(store, threadId),
     unreadable: (threadId) => storeUnreadable(store, threadId),
     totalBytes: (threadId) => store.totalBytes(threadId),
+    bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
-    // The bound of a store in this window is mountInspector's own option.
+    // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {
       listeners.add(listener);

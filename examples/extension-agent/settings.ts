@@ -4,7 +4,7 @@ import type { AgentChrome } from './chrome.js';
 // Where the extension keeps its settings. The API key goes to chrome.storage.session only: it is
 // held in memory, gone when the browser closes, and never written to disk.
 
-/** The offload database, the checkpoints, and the bound: the worker writes them, the side panel reads them. */
+/** The offload database and the checkpoints (the worker writes them, the side panel reads them), and the worker's bound. */
 export const storeName = 'extension-agent-results';
 export const checkpointsName = 'extension-agent-threads';
 export const maxTotalBytes = 16 * 1024 * 1024;

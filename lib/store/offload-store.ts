@@ -40,16 +40,23 @@ export interface EvictionRecord {
   toolName?: string;
 }
 
-/** A change a store tells its subscribers once it is kept, with the thread's total after it. */
+/**
+ * A change a store tells its subscribers once it is kept, with the thread's total after it and,
+ * where the store knows it, the thread's bound (`bound`: the smallest maxTotalBytes of the agents
+ * that wrote to it, as `OffloadStore.bound` reads it), so a reader such as the inspector's gauge
+ * need not read it again after each change. Absent: the store does not say (a custom store, or a
+ * thread no commit bounded yet).
+ */
 export type StoreEvent =
   | {
       type: 'stored' | 'evicted' | 'restored';
       threadId: string;
       key: string;
       totalBytes: number;
+      bound?: number;
     }
   /** A result could not be stored (e.g. a full quota, S3); `error` says why. */
-  | { type: 'failed'; threadId: string; key: string; totalBytes: number; error: string };
+  | { type: 'failed'; threadId: string; key: string; totalBytes: number; bound?: number; error: string };
 
 /** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
 export interface StoreFailure {
@@ -203,6 +210,14 @@ export interface OffloadStore {
   evictions(threadId?: string, options?: ListOptions): Promise<EvictionRecord[]>;
   /** The UTF-8 bytes of the thread's live entries (0 for a thread never written). */
   totalBytes(threadId: string): Promise<number>;
+  /**
+   * The bound the thread is held to: the smallest maxTotalBytes of the agents that committed to it
+   * (O3), kept with the thread, also after a clear. Undefined when the store does not know it: no
+   * commit to the thread yet, or its record was found malformed (skipped and reported, S2).
+   * Optional for custom stores: without it (or with undefined) the inspector's gauge falls back to
+   * its `bound` option.
+   */
+  bound?(threadId: string): Promise<number | undefined>;
   /**
    * Calls `listener` with each change once it is kept (`stored`, `evicted`, `restored`, `failed`),
    * with the thread's total after it; returns how to stop. A listener that throws harms no other.

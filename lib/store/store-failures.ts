@@ -11,13 +11,13 @@ export async function recordFailure(tx: StoreTx, failure: StoreFailure): Promise
   await tx.addFailure(failure);
   await tx.trimFailures(failure.threadId);
   const thread = (await tx.thread(failure.threadId)) ?? (await rebuiltThread(tx, failure.threadId));
-  return { value: undefined, events: [failedEvent(failure, thread.totalBytes)] };
+  return { value: undefined, events: [failedEvent(failure, thread.totalBytes, thread.maxTotalBytes)] };
 }
 
 /** The event that tells subscribers of a recorded failure. */
-export function failedEvent(failure: StoreFailure, totalBytes: number): StoreEvent {
+export function failedEvent(failure: StoreFailure, totalBytes: number, bound?: number): StoreEvent {
   const { threadId, key, error } = failure;
-  return { type: 'failed', threadId, key, totalBytes, error };
+  return { type: 'failed', threadId, key, totalBytes, ...(bound === undefined ? {} : { bound }), error };
 }
 
 /** The keys of a thread's recorded failures. */

@@ -358,14 +358,21 @@ export async function clearThread(
   }
   if (cleared.size > 0) await tx.trimEvictions(threadId);
   const keys = new Set([...cleared.keys(), ...failed, ...staged]);
-  const events: StoreEvent[] = [...keys].map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
   // The thread's counter stays, so a seq is never reused even after a clear; so does its bound.
   const thread = await tx.thread(threadId);
+  const bound = thread?.maxTotalBytes;
   if (thread || cleared.size > 0) {
     const nextSeq = Math.max(thread?.nextSeq ?? 1, lastSeq + 1);
-    const bound = thread?.maxTotalBytes === undefined ? {} : { maxTotalBytes: thread.maxTotalBytes };
-    await tx.putThread({ threadId, totalBytes: 0, nextSeq, entries: 0, ...bound });
+    await tx.putThread({
+      threadId,
+      totalBytes: 0,
+      nextSeq,
+      entries: 0,
+      ...(bound === undefined ? {} : { maxTotalBytes: bound }),
+    });
   }
+  const told = bound === undefined ? {} : { bound };
+  const events: StoreEvent[] = [...keys].map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0, ...told }));
   // Malformed records the checked reads skipped go too.
   await tx.deleteUnreadable?.(threadId);
   return { value: undefined, events };

@@ -105,6 +105,15 @@ export class OffloadStoreShell implements WritableOffloadStore {
     return thread.totalBytes;
   }
 
+  /**
+   * The thread's bound as its record keeps it; undefined for a thread never committed to, or whose
+   * record is malformed (a bound read back from IndexedDB is checked like every field, never trusted).
+   */
+  async bound(threadId: string): Promise<number | undefined> {
+    const thread = await this.#read(['threads'], (tx) => tx.thread(threadId));
+    return thread?.maxTotalBytes;
+  }
+
   /** The bytes held for the thread: live, kept to undo a turn, staged (HeldText). */
   heldText(threadId: string): Promise<HeldText> {
     return this.#read(['threads', 'undo', 'staged'], (tx) => reads.heldText(tx, threadId));

@@ -68,7 +68,7 @@ export class ThreadChange {
     this.thread.entries = 0;
   }
 
-  /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total. */
+  /** Saves the thread and the undo log, waits for every write, and stamps every event with the final total (and the bound). */
   async finish(): Promise<AppliedChange> {
     this.write(this.tx.putThread(this.thread));
     // Each logged eviction is of a distinct seq below nextSeq (restoring one deletes its record), so
@@ -76,7 +76,11 @@ export class ThreadChange {
     if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId, this.thread.nextSeq - 1));
     if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
     await Promise.all(this.#writes);
-    for (const event of this.events) event.totalBytes = this.thread.totalBytes;
+    const { totalBytes, maxTotalBytes: bound } = this.thread;
+    for (const event of this.events) {
+      event.totalBytes = totalBytes;
+      if (bound !== undefined) event.bound = bound;
+    }
     return this.summary();
   }
 

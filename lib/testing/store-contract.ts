@@ -67,6 +67,16 @@ async function put(store: WritableOffloadStore, threadId: string, key: string, t
   return store.apply({ type: 'commit', threadId, key, turnId, maxTotalBytes: max });
 }
 
+/**
+ * An event without its optional `bound` (a custom store need not tell it), so events compare as
+ * the contract requires them; a bound told must be a positive integer (its value is checked apart).
+ */
+function withoutBound(event: StoreEvent): StoreEvent {
+  const { bound, ...rest } = event;
+  if (bound !== undefined) expect(Number.isSafeInteger(bound) && bound > 0).toBe(true);
+  return rest as StoreEvent;
+}
+
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -397,7 +407,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k4', 'd'.repeat(45), 't2');
         expect((await store.evictions('a')).length).toBeGreaterThan(0);
         const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 't2', 100);
         expect(await store.list('a')).toEqual(before);
         expect(await store.read('a', 'k1')).toBe('ä'.repeat(20));
@@ -527,7 +537,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'Z', 'z'.repeat(50), 'tB');
         expect(await store.totalBytes('a')).toBe(100);
         const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 'tA', 100);
         // Y goes, X comes back (140 bytes), then the oldest, X again, goes for the bound.
         const listed = await store.list('a');
@@ -560,7 +570,7 @@ export function storeContract<Store extends WritableOffloadStore>(
           await put(store, 'a', 'k3', 'z'.repeat(20));
           await store.stage(result('a', 'new', 'n'.repeat(30), 't2'));
           const events: StoreEvent[] = [];
-          store.subscribe((event) => events.push(event));
+          store.subscribe((event) => events.push(withoutBound(event)));
           const stop = failCommits!(2);
           let applied: AppliedChange;
           try {
@@ -664,7 +674,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         store.subscribe(() => {
           throw new Error('listener bug');
         });
-        const unsubscribe = store.subscribe((event) => events.push(event));
+        const unsubscribe = store.subscribe((event) => events.push(withoutBound(event)));
         await put(store, 'a', 'k1', 'x'.repeat(60));
         await put(store, 'a', 'k2', 'y'.repeat(60));
         expect(events).toEqual([
@@ -686,7 +696,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'b', 'k1', 'other');
         await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
         const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        store.subscribe((event) => events.push(withoutBound(event)));
         await store.clearThread('a');
         // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
         expect(events).toEqual(
@@ -734,7 +744,7 @@ export function storeContract<Store extends WritableOffloadStore>(
     it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
       withStore(async (store) => {
         const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        store.subscribe((event) => events.push(withoutBound(event)));
         const evicted = (threadId: string, ...keys: string[]) =>
           keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
         // A result whose commit failed: its staged text and failure stay, and nothing is live.
@@ -899,11 +909,46 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(await store.totalBytes('b')).toBe(250);
       }));
 
+    it('reports the bound a thread is held to, where it has bound(): the smallest of its writers, also in its events', () =>
+      withStore(async (store) => {
+        if (typeof store.bound !== 'function') return; // optional: the inspector falls back to its option
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        /** The thread's bound, and each event told since that tells one tells this one. */
+        const bound = async (threadId: string) => {
+          const read = await store.bound!(threadId);
+          for (const event of events.splice(0)) {
+            if (event.bound !== undefined) expect({ event, bound: event.bound }).toEqual({ event, bound: read });
+          }
+          return read;
+        };
+        // Unknown before any commit; staging is not committing.
+        expect(await bound('a')).toBeUndefined();
+        await store.stage(result('a', 'k0', 'staged'));
+        expect(await bound('a')).toBeUndefined();
+        // Two agents write to the thread, bounded at 300 and 100 (in either order): 100 is reported.
+        await put(store, 'a', 'k1', 'x'.repeat(40), 't1', 300);
+        expect(await bound('a')).toBe(300);
+        await put(store, 'a', 'k2', 'y'.repeat(40), 't2', 100);
+        expect(await bound('a')).toBe(100);
+        await put(store, 'a', 'k3', 'z'.repeat(40), 't1', 300);
+        expect(await bound('a')).toBe(100);
+        await put(store, 'b', 'k1', 'v'.repeat(40), 't1', 100);
+        await put(store, 'b', 'k2', 'w'.repeat(40), 't2', 300);
+        expect(await bound('b')).toBe(100);
+        // A restore with a smaller bound lowers it; a clear keeps it; other threads have their own.
+        await store.restoreTurn('a', 't2', 90);
+        expect(await bound('a')).toBe(90);
+        await store.clearThread('a');
+        expect(await bound('a')).toBe(90);
+        expect(await bound('c')).toBeUndefined();
+      }));
+
     /** Thread 'a' holding 3 bytes, the store's events from now on, and a failure of thread 'a' to report. */
     async function watchingFailures(store: WritableOffloadStore) {
       await put(store, 'a', 'k1', 'abc');
       const events: StoreEvent[] = [];
-      store.subscribe((event) => events.push(event));
+      store.subscribe((event) => events.push(withoutBound(event)));
       const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
       return { events, failure };
     }

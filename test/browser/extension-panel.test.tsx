@@ -92,14 +92,14 @@ describe('the panel page', () => {
     await until(() => expect(panel.paths()).toContain('/large_tool_results/echo'));
   });
 
-  it("names the tab in the inspector's header, and gauges the page's bound and origin storage through every hop", async () => {
+  it("names the tab in the inspector's header, and gauges each thread's bound and the origin storage through every hop", async () => {
     const { fake, channel } = setup();
     const store = await sampleStore();
     Object.assign(store, {
       estimate: async (): Promise<StorageEstimate> => ({ usage: 12.3 * 2 ** 20, quota: 1.2 * 2 ** 30 }),
       persisted: async () => false,
     });
-    page(fake, channel, store, 4096);
+    page(fake, channel, store);
     const panel = openPanel(fake);
     await until(() => expect(panel.paths()).toHaveLength(3));
     const title = () => panel.root().querySelector('.title')?.textContent ?? '';
@@ -109,8 +109,11 @@ describe('the panel page', () => {
       expect(title()).toContain('whole site on disk (browser quota): 12 MiB of 1.2 GiB · not persisted'),
     );
     await until(() => expect(panel.root().querySelectorAll('meter')).toHaveLength(2));
-    const chat1 = panel.root().querySelector<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]')!;
-    expect(chat1.getAttribute('aria-valuetext')).toBe('3.0 KiB of 4.0 KiB (74%)');
+    // Each thread's own bound, as the page's store reports it (chat-2's writers gave 150 and 1 GiB).
+    const meter = (thread: string) =>
+      panel.root().querySelector<HTMLMeterElement>(`meter[aria-label="Thread ${thread}: stored bytes"]`)!;
+    await until(() => expect(meter('chat-2').getAttribute('aria-valuetext')).toBe('120 B of 150 B (80%)'));
+    expect(meter('chat-1').max).toBe(2 ** 30);
     expect(panel.root().querySelector('.gauges')?.textContent).not.toContain('bound unknown');
   });
 

@@ -4,6 +4,7 @@ import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import {
+  boundless,
   button,
   cleanupMounts,
   inspectorRoot,
@@ -69,9 +70,9 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     await until(() => expect(threadChoices(view)).toContain('chat-3'));
   });
 
-  it('gauges the bound the exposing window gave; a bound given to the panel wins', async () => {
+  it('gauges the bound the exposing window gave a store that reports none; a bound given to the panel wins', async () => {
     const channel = channelName();
-    expose(await sampleStore(), channel, 4096);
+    expose(boundless(await sampleStore()), channel, 4096);
     const view = mount({ channel });
     await until(() => expect(view.all('meter')).toHaveLength(2));
     const chat1 = view.one<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]');
@@ -84,7 +85,7 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     expect(own.one<HTMLMeterElement>('meter').max).toBe(8192);
 
     const other = channelName();
-    expose(await sampleStore(), other); // no bound given
+    expose(boundless(await sampleStore()), other); // no bound given
     const unknown = mount({ channel: other });
     await until(() => expect(unknown.paths()).toHaveLength(3));
     await until(() => expect(unknown.one('.gauges').textContent).toContain('bound unknown'));
@@ -229,7 +230,7 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
   });
 
   it('"Pop out" exposes the store on its channel and opens the given URL', async () => {
-    const store = await sampleStore();
+    const store = boundless(await sampleStore());
     const channel = channelName();
     const open = vi.spyOn(window, 'open').mockReturnValue({} as Window);
     const view = mount({ store }, { popOutUrl: '/inspector.html', channel, bound: 4096 });

@@ -2,7 +2,7 @@ import { expect, vi } from 'vitest';
 import { mountInspector } from '../../inspector/index.js';
 import type { InspectorOptions, InspectorSourceOption } from '../../inspector/mount.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import type { StagedResult, WritableOffloadStore } from '../../lib/store/offload-store.js';
+import type { StagedResult, StoreEvent, WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { result } from './fixtures/staged-result.js';
 
 export const BIG_BOUND = 1 << 30;
@@ -35,6 +35,19 @@ export async function sampleStore(): Promise<MemoryOffloadStore> {
   // A second thread-2 result that pushes charlie out of a 150-byte bound.
   await put(store, 'chat-2', 'delta', 'd'.repeat(120), { toolName: 'read_db' }, 150);
   return store;
+}
+
+/**
+ * The store as a custom store written before `OffloadStore.bound` existed sees it: no `bound()`,
+ * and events that tell no bound; the inspector falls back to its `bound` option for it.
+ */
+export function boundless<S extends WritableOffloadStore>(store: S): S {
+  const subscribe = store.subscribe.bind(store);
+  return Object.assign(store, {
+    bound: undefined,
+    subscribe: (listener: (event: StoreEvent) => void) =>
+      subscribe(({ bound: _bound, ...event }) => listener(event as StoreEvent)),
+  });
 }
 
 export interface Mounted {

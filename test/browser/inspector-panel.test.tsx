@@ -3,6 +3,7 @@ import { userEvent } from 'vitest/browser';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import {
+  boundless,
   button,
   chooseThread,
   cleanupMounts,
@@ -84,8 +85,8 @@ describe('the entries table', () => {
     await until(() => expect(view.one('tbody').textContent).toContain('No entry matches the filter (3 stored)'));
   });
 
-  it('shows a gauge of each thread against the bound, or says the bound is unknown', async () => {
-    const store = await sampleStore();
+  it('shows a gauge of each thread against the bound option for a store that reports none, or says the bound is unknown', async () => {
+    const store = boundless(await sampleStore());
     const known = mount({ store }, { bound: 4096 });
     await until(() => expect(known.all('meter')).toHaveLength(2));
     const chat1 = known.one<HTMLMeterElement>('meter[aria-label="Thread chat-1: stored bytes"]');

@@ -48,13 +48,14 @@ describe('IndexedDbOffloadStore', () => {
     await second.close();
   });
 
-  it("re-emits another instance's changes to local subscribers", async () => {
+  it("re-emits another instance's changes, with the thread's total and bound, to local subscribers", async () => {
     const writer = open();
     const watcher = new IndexedDbOffloadStore({ name: writer.name });
     const events: StoreEvent[] = [];
     watcher.subscribe((event) => events.push(event));
     await put(writer, 't', 'k1', 'hello');
-    await expect.poll(() => events).toEqual([{ type: 'stored', threadId: 't', key: 'k1', totalBytes: 5 }]);
+    await expect.poll(() => events).toEqual([{ type: 'stored', threadId: 't', key: 'k1', totalBytes: 5, bound: 100 }]);
+    expect(await watcher.bound('t')).toBe(100);
     await watcher.close();
   });
 

@@ -138,6 +138,29 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect(await store.unreadable()).toEqual([]);
   });
 
+  it('a thread record with a malformed bound: bound() reports none rather than trust it, and the next commit sets it', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    for (const forged of [0, -1, 1.5, '100', null, Number.POSITIVE_INFINITY, 2 ** 60]) {
+      const store = open();
+      await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
+      expect(await store.bound('t')).toBe(100);
+      await tamper(store.name, async (tx) => {
+        const threads = tx.objectStore('threads');
+        await threads.put({ ...(await threads.get('t'))!, maxTotalBytes: forged as never });
+      });
+      expect(await store.bound('t')).toBeUndefined();
+      expect((await store.unreadable('t')).map((record) => [record.store, record.reason])).toEqual([
+        ['threads', expect.stringMatching(/^maxTotalBytes is .*, not a positive integer or absent$/)],
+      ]);
+      // Its events tell none either; the next commit's bound is kept (the record rebuilt).
+      const told: unknown[] = [];
+      store.subscribe((event) => told.push(event.bound));
+      await put(store, 't', 'k2', 'y'.repeat(30), 't1', 200);
+      expect(told).toEqual([200]);
+      expect(await store.bound('t')).toBe(200);
+    }
+  });
+
   it('a thread total smaller than its entries cannot break the bound once entries run out', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = open();

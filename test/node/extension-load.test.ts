@@ -92,7 +92,8 @@ describe('the built extension', { timeout: 30_000 }, () => {
           '/large_tool_results/call_list_bucket',
         ]),
       );
-    // The header names the tab, not the panel's private channel; the gauges show the page's bound.
+    // The header names the tab, not the panel's private channel; the gauges show each thread's bound,
+    // as the page's store reports it (the page passes none).
     await eventually(textOf(panel, '.title')).toContain(`· DevTools · tab ${tabId}`);
     expect(await textOf(panel, '.title')()).not.toContain('channel');
     await eventually(() => panel.locator('meter').count()).toBe(2);

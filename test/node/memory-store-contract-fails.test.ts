@@ -6,8 +6,8 @@ import { startVitest } from 'vitest/node';
 
 /**
  * `storeContract` is worth running only if it fails a store that breaks a rule: here a store that
- * keeps no bound (its commits pass the inner store a bound nothing reaches) and one that shows a
- * staged result before its commit, each run by a vitest of its own.
+ * keeps no bound (its commits pass the inner store a bound nothing reaches), one that reports the
+ * latest writer's bound instead of the smallest, and one that shows a staged result before its commit, each run by a vitest of its own.
  */
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'store-contract-fails-'));
@@ -62,6 +62,26 @@ describe('storeContract fails a store that breaks a rule', () => {
     expect(failed).toContain(
       'fits a commit that brings the total to exactly maxTotalBytes without evicting; one byte over evicts one',
     );
+  });
+
+  it("a store that reports the latest writer's bound, not the smallest, fails the bound test", {
+    timeout: 120_000,
+  }, async () => {
+    const failed = await failedTests(
+      'latest-bound',
+      `const store = new MemoryOffloadStore();
+      const latest = new Map();
+      const apply = store.apply.bind(store);
+      store.apply = (change) => {
+        if (change.type === 'commit') latest.set(change.threadId, change.maxTotalBytes);
+        return apply(change);
+      };
+      store.bound = async (threadId) => latest.get(threadId);
+      return store;`,
+    );
+    expect(failed).toEqual([
+      'reports the bound a thread is held to, where it has bound(): the smallest of its writers, also in its events',
+    ]);
   });
 
   it('a store that lists a staged result before its commit fails', { timeout: 120_000 }, async () => {

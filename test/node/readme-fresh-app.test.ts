@@ -69,6 +69,9 @@ describe('a fresh app that follows only the README', () => {
       expect(logged.join('\n')).toMatch(/completed .*I was shown \d+ characters:.*Path: \/large_tool_results\//);
       await page.locator('[aria-controls="inspector-dock"]').click();
       await expect.poll(() => page.getByText('search_logs').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      // The bound is passed once, to the offload: the thread's gauge reads it from the store.
+      const gauge = page.getByRole('meter', { name: 'Thread chat-1: stored bytes' });
+      await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: 30_000 }).toMatch(/ of 8\.0 MiB /);
     } finally {
       await browser.close();
     }

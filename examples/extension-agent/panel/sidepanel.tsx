@@ -7,14 +7,7 @@ import type { ModelSettings } from '../../shared/model-choice.js';
 import { ModelSettingsBox } from '../../shared/model-settings.js';
 import { newThreadId, type ThreadUpdate } from '../chat-protocol.js';
 import { type AgentChrome, agentChrome } from '../chrome.js';
-import {
-  loadModelSettings,
-  maxTotalBytes,
-  savedThread,
-  saveModelSettings,
-  saveThread,
-  storeName,
-} from '../settings.js';
+import { loadModelSettings, savedThread, saveModelSettings, saveThread, storeName } from '../settings.js';
 import { Chat } from './chat.js';
 import { ChatConnection, type LinkState } from './connection.js';
 import './sidepanel.css';
@@ -36,7 +29,8 @@ function Inspector() {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const store = new IndexedDbOffloadStore({ name: storeName });
-    return mountInspector(host.current!, { store }, { bound: maxTotalBytes, label: 'extension agent' });
+    // Each gauge shows the bound the store keeps for its thread (the worker's maxTotalBytes).
+    return mountInspector(host.current!, { store }, { label: 'extension agent' });
   }, []);
   return <div class="inspector" ref={host} />;
 }

@@ -10,6 +10,7 @@ const oneThread: InspectorSource = {
   evictions: () => store.evictions(threadId),
   failures: () => store.failures(threadId),
   totalBytes: () => store.totalBytes(threadId),
+  bound: () => store.bound(threadId),
   read: (_thread, key) => store.read(threadId, key),
   onChange: (listener) =>
     store.subscribe((event) => {
