@@ -13,6 +13,9 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
+          // Deadlines are for hangs, not speed (timing goals live in the bench): CI machines are busy.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -20,7 +23,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.{ts,tsx}'],
-          testTimeout: 30_000,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           browser: browsers.browser,
         },
       },

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-}, 30_000);
+}, 120_000);
 
 const pageErrors: string[] = [];
 
@@ -50,7 +50,7 @@ const storedPaths = (page: Page) =>
 /** Everything the first scenario leaves on screen, checked in the conversation and the inspector. */
 async function expectScenarioShown(page: Page): Promise<void> {
   const conversation = page.getByRole('region', { name: 'Conversation' });
-  await conversation.getByText(finalAnswer).waitFor({ timeout: 60_000 });
+  await conversation.getByText(finalAnswer).waitFor({ timeout: 120_000 });
 
   // Offloaded: three results, each replaced by a header naming its path, the 2.3 MB page cut.
   const paths = await storedPaths(page);
@@ -98,7 +98,7 @@ describe('the demo, as a newcomer uses it', () => {
         );
       },
       'tool results were too large for the context',
-      { timeout: 60_000, polling: 'raf' },
+      { timeout: 120_000, polling: 'raf' },
     );
     await expectScenarioShown(page);
     const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
@@ -123,7 +123,7 @@ describe('the demo, as a newcomer uses it', () => {
   it('"Clear thread" starts an empty thread and removes its stored results', async () => {
     const page = await openDemo();
     await send(page, 'Hello');
-    await page.getByText(finalAnswer).waitFor({ timeout: 60_000 });
+    await page.getByText(finalAnswer).waitFor({ timeout: 120_000 });
     await page.getByRole('button', { name: 'Clear thread' }).click();
     const inspector = page.getByRole('region', { name: 'Tool output inspector' });
     await expect.poll(() => inspector.getByRole('tab', { name: 'Entries (0)' }).count()).toBe(1);

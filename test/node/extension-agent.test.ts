@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 /** Polls until the assertion holds: every hop is asynchronous (and the machine may be busy). */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 50 });
 const link = () => panel.locator('.link[data-state]');
 const workerId = () => link().getAttribute('data-worker');
 const threadId = async () => (await panel.locator('.link .thread').textContent()) ?? '';
@@ -172,7 +172,7 @@ async function expectCompleteThread(): Promise<string> {
   return stored[0]!.replace('offloaded → ', '');
 }
 
-describe('the extension agent', { timeout: 90_000 }, () => {
+describe('the extension agent', { timeout: 300_000 }, () => {
   it('passes the same CSP and no-eval checks as the DevTools panel; the side panel and agent are declared', () => {
     expect(expectCspSafeExtension(outDir)).toEqual(['sidepanel.html']);
     const manifest = JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'));

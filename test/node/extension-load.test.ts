@@ -62,13 +62,13 @@ async function openPanel(tabId: number): Promise<Page> {
 }
 
 /** Polls until the assertion holds: the panel is asynchronous at every hop (and the machine may be busy). */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000, interval: 50 });
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 50 });
 const paths = (panel: Page) => panel.locator('tbody tr.row td:first-child');
 /** The text of the first element `selector` matches, or '' while there is none. */
 const textOf = (panel: Page, selector: string) => async () =>
   (await panel.locator(selector).count()) > 0 ? ((await panel.locator(selector).first().textContent()) ?? '') : '';
 
-describe('the built extension', { timeout: 30_000 }, () => {
+describe('the built extension', { timeout: 180_000 }, () => {
   it('is an MV3 extension whose pages load only their own module scripts (no inline script, no eval)', () => {
     expect(expectCspSafeExtension(outDir)).toEqual(['devtools.html', 'panel.html']);
     const manifest = JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'));

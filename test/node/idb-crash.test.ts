@@ -22,7 +22,7 @@ const engines = await nodeEngines();
 
 beforeAll(async () => {
   server = await startPageServer();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.close();
@@ -64,7 +64,7 @@ describe.each(engines)('IndexedDbOffloadStore when its tab is killed mid-write (
         });
         void page.evaluate(({ name, round }) => storePage.write(name, round), { name, round }).catch(() => {});
         // Mid-write: at least one commit of this round done, then a random moment within the next ones.
-        await expect.poll(() => committed.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(before);
+        await expect.poll(() => committed.length, { timeout: 60_000, interval: 10 }).toBeGreaterThan(before);
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
         await engine.killTab(context, page);
         await page.close();

@@ -64,14 +64,14 @@ describe('a fresh app that follows only the README', () => {
       page.on('console', (message) => logged.push(message.text()));
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/`);
-      await expect.poll(() => logged.join('\n'), { timeout: 30_000 }).toMatch(/^completed /m);
+      await expect.poll(() => logged.join('\n'), { timeout: 90_000 }).toMatch(/^completed /m);
       expect(errors).toEqual([]);
       expect(logged.join('\n')).toMatch(/completed .*I was shown \d+ characters:.*Path: \/large_tool_results\//);
       await page.locator('[aria-controls="inspector-dock"]').click();
-      await expect.poll(() => page.getByText('search_logs').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect.poll(() => page.getByText('search_logs').count(), { timeout: 90_000 }).toBeGreaterThan(0);
       // The bound is passed once, to the offload: the thread's gauge reads it from the store.
       const gauge = page.getByRole('meter', { name: 'Thread chat-1: stored bytes' });
-      await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: 30_000 }).toMatch(/ of 8\.0 MiB /);
+      await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: 90_000 }).toMatch(/ of 8\.0 MiB /);
     } finally {
       await browser.close();
     }
@@ -87,7 +87,7 @@ describe('a fresh app that follows only the README', () => {
       if (packed) expect(files, `${target} is not in the tarball`).toContain(packed);
     }
     expect(files).toContain('LICENSE');
-  }, 60_000);
+  }, 240_000);
 });
 
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };

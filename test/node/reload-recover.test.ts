@@ -33,7 +33,7 @@ beforeAll(async () => {
   await server.listen();
   base = server.resolvedUrls!.local[0]!;
   browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -109,7 +109,7 @@ describe('recover after a reload (IndexedDbCheckpointer + IndexedDbOffloadStore 
     expectWhole(report);
     expect(errors).toEqual([]);
     await page.context().close();
-  }, 30_000);
+  }, 120_000);
 
   it('a reload after the result was stored but before the checkpoint recorded it: the rerun replaces its own entry', async () => {
     const { page, errors } = await openPage('stored-not-saved');
@@ -149,5 +149,5 @@ describe('recover after a reload (IndexedDbCheckpointer + IndexedDbOffloadStore 
     expectWhole(settled);
     expect(errors).toEqual([]);
     await page.context().close();
-  }, 30_000);
+  }, 120_000);
 });
