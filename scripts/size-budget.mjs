@@ -10,7 +10,9 @@ import { gzipSync } from 'node:zlib';
 const entryBudgets = {
   // The offload alone since the re-cut (issue 21): the core, the stores, the read tools; re2js is
   // external here and loaded on the first grep/glob. With its chunks (was 44,150 for everything).
-  'dist/index.js': 30_500,
+  // The read side (OffloadBackend's reads, the read tools' runs, paging, grep, glob) loads on the
+  // first read since issue 21's lazy split: 24,215 then (was 30,500 as budget).
+  'dist/index.js': 25_000,
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   'dist/agent.js': 47_000,
@@ -27,6 +29,10 @@ const entryBudgets = {
  */
 const chunkBudgets = [
   { pattern: /^dist\/model-stream-[\w-]+\.js$/, budget: 1_600 }, // the stream helpers the main entry and the adapters share
+  // The offload's read side, loaded on the first read (lib/offload/read-side-loader.ts), counted
+  // with every chunk it imports (the offload core the entry has loaded already, and the paging and
+  // grep chunk it shares with the agent entry): 29,540 B when it was split off (itself 2,631 B).
+  { pattern: /^dist\/read-side-[\w-]+\.js$/, budget: 30_000 },
 ];
 
 const dir = process.argv[2] ?? '.';
