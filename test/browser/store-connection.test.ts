@@ -61,6 +61,7 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
       name,
       version: 2,
       upgrade: () => {},
+      layouts: { 1: [], 2: [] },
       blockedTimeoutMs: 200,
     });
     const error = await connection.database().then(
