@@ -56,6 +56,8 @@ export class IdbConnection<Schema extends DBSchema> {
    * room, or the next result, can write.
    */
   #afterQuotaError = false;
+  /** A request that stayed blocked past the timeout and is still pending (see #unblocked). */
+  #stuck: Stuck | undefined;
 
   constructor(readonly options: ConnectionOptions<Schema>) {
     const { name, blockedTimeoutMs } = options;
@@ -254,36 +256,76 @@ export class IdbConnection<Schema extends DBSchema> {
     }
   }
 
-  /** Runs an open or delete; fails it if it stays blocked longer than the timeout. */
-  #unblocked<T>(start: (blocked: () => void) => Promise<T>, discard: (late: T) => void, describe: string): Promise<T> {
+  /**
+   * Runs an open or delete; fails it if it stays blocked longer than the timeout. The request
+   * itself cannot be cancelled, and IndexedDB runs a database's requests in order: until it is
+   * let through, every later one would wait behind it. So the next waits for it up to the timeout
+   * too, and once that wait ran out, the rest fail at once with the same error until it is let
+   * through (when the other connection closes).
+   */
+  async #unblocked<T>(
+    start: (blocked: () => void) => Promise<T>,
+    discard: (late: T) => void,
+    describe: string,
+  ): Promise<T> {
+    await this.#behindStuck();
     const { blockedTimeoutMs, name } = this.options;
     return new Promise<T>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      let timedOut = false;
+      let stuck: Stuck | undefined;
+      let letThrough: () => void = () => {};
       const blocked = () => {
         timer ??= setTimeout(() => {
-          timedOut = true;
-          reject(
-            new Error(
-              `${describe}: it stayed blocked for ${blockedTimeoutMs} ms because another tab or worker holds an ` +
-                `older version of "${name}" open. Close the other tabs of this app (or reload them) and try again.`,
-            ),
+          const error = new Error(
+            `${describe}: it stayed blocked for ${blockedTimeoutMs} ms because another tab or worker holds an ` +
+              `older version of ${quoteForMessage(name)} open. Close the other tabs of this app (or reload them) and try again.`,
           );
+          stuck = { error, settled: new Promise<void>((resolve) => (letThrough = resolve)) };
+          this.#stuck = stuck;
+          reject(error);
         }, blockedTimeoutMs);
+      };
+      const settled = () => {
+        clearTimeout(timer);
+        if (!stuck) return false;
+        if (this.#stuck === stuck) this.#stuck = undefined;
+        letThrough();
+        return true;
       };
       start(blocked).then(
         (value) => {
-          clearTimeout(timer);
-          if (timedOut) discard(value);
+          if (settled()) discard(value);
           else resolve(value);
         },
         (error) => {
-          clearTimeout(timer);
-          reject(error);
+          if (!settled()) reject(error);
         },
       );
     });
   }
+
+  /** Waits (up to the timeout, once) for a request that timed out blocked and is still pending. */
+  #behindStuck(): Promise<void> {
+    const stuck = this.#stuck;
+    if (!stuck) return Promise.resolve();
+    stuck.waiting ??= new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(stuck.error), this.options.blockedTimeoutMs);
+      stuck.settled.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return stuck.waiting;
+  }
+}
+
+/** An open or delete that stayed blocked past the timeout, still pending. */
+interface Stuck {
+  error: Error;
+  /** Resolves once it is let through (or fails). */
+  settled: Promise<void>;
+  /** The one wait for it the next requests share; rejected once it ran out. */
+  waiting?: Promise<void>;
 }
 
 function close(database: { close(): void } | undefined): void {

@@ -6,12 +6,13 @@ import { openDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { RunEvent } from '../../lib/runtime/events.js';
-import { OFFLOAD_DB_VERSION, OFFLOAD_STORES } from '../../lib/store/indexeddb-schema.js';
+import { OFFLOAD_DB_LAYOUTS, OFFLOAD_DB_VERSION, OFFLOAD_STORES } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { calls, lastToolText, linesOf, offloadAgent, pathIn, reply } from '../node/offload-harness.js';
 import { unhandledRejectionsOf } from './fixtures/failing-stores.js';
+import { put } from './store-contract.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -161,6 +162,26 @@ describe('A database under the store name that holds none of its object stores i
     database.close();
   });
 
+  it('a bare database its script holds open (deaf to versionchange): the upgrade fails when blocked, the run goes on', async () => {
+    const name = freshName('bare-held');
+    const held = await request(indexedDB.open(name));
+    cleanups.push(async () => held.close());
+    const store = new IndexedDbOffloadStore({ name, blockedTimeoutMs: 500 });
+    cleanups.push(() => store.close());
+    await runRefused(store, /stayed blocked for 500 ms because another tab or worker holds an older version/);
+    held.close();
+    // Once it lets go, the upgrade that was blocked goes through (IndexedDB runs the requests of a
+    // database in order: an open queued after it sees it done), and the store works again.
+    const after = await request(indexedDB.open(name));
+    expect([after.version, [...after.objectStoreNames].sort()]).toEqual([
+      OFFLOAD_DB_VERSION,
+      [...OFFLOAD_STORES].sort(),
+    ]);
+    after.close();
+    await put(store, 'a', 'k', 'stored at last');
+    expect(await store.read('a', 'k')).toBe('stored at last');
+  });
+
   it('a bare database through offloadResult, also one already at the store version or above', async () => {
     for (const version of [undefined, OFFLOAD_DB_VERSION, OFFLOAD_DB_VERSION + 5]) {
       const name = freshName(`bare-${version}`);
@@ -218,6 +239,32 @@ describe('A database under the store name that holds other object stores is refu
     expect(error?.message).toContain('"users-0-xxx');
     expect(error?.message).toContain('and 35 more');
     expect(error!.message.length).toBeLessThan(1000);
+  });
+});
+
+describe("An old database of this store's whose conversion fails", () => {
+  it('is left as it was, the open saying why; the result is cut with that note', async () => {
+    const name = freshName('v1-broken');
+    const opening = indexedDB.open(name, 1);
+    opening.onupgradeneeded = () => {
+      for (const store of OFFLOAD_DB_LAYOUTS[1]!) opening.result.createObjectStore(store);
+      // Not a text: version 1's conversion cannot chunk it.
+      opening.transaction!.objectStore('texts').put(null, 'id-broken');
+    };
+    (await request(opening)).close();
+    const offload = new ToolOutputOffload({ thresholdTokens: 1000, store: storeOn(name) });
+    let outcome: Awaited<ReturnType<ToolOutputOffload['offloadResult']>> | undefined;
+    const unhandled = await unhandledRejectionsOf(async () => {
+      outcome = await offload.offloadResult({ threadId: 't', callId: 'c1', toolName: 'fetch', content: bigText });
+    });
+    expect(unhandled).toEqual([]);
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      why: expect.stringMatching(/its upgrade from version 1 to \d+ failed, so nothing was changed: TypeError/),
+    });
+    const database = await request(indexedDB.open(name));
+    expect([database.version, [...database.objectStoreNames].sort()]).toEqual([1, [...OFFLOAD_DB_LAYOUTS[1]!].sort()]);
+    database.close();
   });
 });
 
