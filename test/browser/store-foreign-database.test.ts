@@ -279,6 +279,38 @@ describe('A database of a newer version (another tab runs a newer copy of the ap
     database.close();
   });
 
+  it('a newer app upgrading it between turns: the settle the next turn applies fails, and the turn goes on', async () => {
+    const name = freshName('newer-between');
+    const store = storeOn(name);
+    const model = scriptedModel([
+      calls(['emit', { lines: 100 }]),
+      () => {
+        throw new Error('the model went away');
+      },
+      reply('second turn'),
+    ]);
+    const events: RunEvent[] = [];
+    const { agent } = offloadAgent(model, {
+      offload: { thresholdTokens: 1000, store },
+      agent: { onEvent: (event) => events.push(event) },
+    });
+    // A failed run leaves its turn unsettled (it may still be recovered): the next turn settles it.
+    expect((await agent.run('go', { threadId: 'a' })).status).toBe('failed');
+    expect(await store.list('a')).toHaveLength(1);
+    await newerDatabase(name);
+    events.length = 0;
+    let result: Awaited<ReturnType<typeof agent.run>> | undefined;
+    const unhandled = await unhandledRejectionsOf(async () => {
+      result = await agent.run('again', { threadId: 'a' });
+    });
+    expect(unhandled).toEqual([]);
+    expect(result?.status).toBe('completed');
+    expect(JSON.stringify(result?.output)).toContain('second turn');
+    expect(events.filter((event) => event.type === 'store-unavailable')).toEqual([
+      expect.objectContaining({ why: expect.stringMatching(/newer version of this app/) }),
+    ]);
+  });
+
   it('through offloadResult (the adapters): kind "failed", the note saying why', async () => {
     const name = freshName('newer-result');
     await newerDatabase(name);
