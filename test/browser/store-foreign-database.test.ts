@@ -12,10 +12,12 @@ import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { calls, lastToolText, linesOf, offloadAgent, pathIn, reply } from '../node/offload-harness.js';
 import { unhandledRejectionsOf } from './fixtures/failing-stores.js';
+import { cleanupMounts, mount, until } from './inspector-fixtures.js';
 import { put } from './store-contract.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  cleanupMounts();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -209,6 +211,9 @@ describe('A database under the store name that holds other object stores is refu
     await expect(store.list('a')).rejects.toThrow(why);
     await runRefused(store, why);
     expect(await usersOf(name)).toEqual({ version: 1, stores: ['users'], user: { name: 'Ada' } });
+    // The inspector cannot list failures a store that cannot open never saved: it shows the open error.
+    const view = mount({ store });
+    await until(() => expect(view.one('[role="alert"]').textContent).toMatch(why), 10_000);
   });
 
   it('through offloadResult (the adapters): kind "failed", the note saying why, nothing changed', async () => {
