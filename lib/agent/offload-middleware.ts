@@ -91,7 +91,11 @@ export class OffloadMiddleware implements Middleware {
     next: (request: ModelRequest) => Promise<ModelReply>,
     context: HookContext,
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
-    const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
+    // The cleanup after a summary is only that (O7): a store that fails it fails nothing, the bound
+    // does not depend on it, and the turn's start has said the store is unavailable.
+    const drop = await this.#cleanup
+      .drop(context.threadId, context.turnId, context.state, context.messages)
+      .catch(() => undefined);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
     const messages = boundToolMessages(request.messages, this.#offload);
     const reply = await next(messages === request.messages ? request : { ...request, messages });

@@ -134,11 +134,15 @@ async function runRefused(store: IndexedDbOffloadStore, why: RegExp) {
   expect(events.filter((event) => event.type === 'offload-failed')).toEqual([
     expect.objectContaining({ bytes: expect.any(Number), why: expect.stringMatching(why) }),
   ]);
-  // The inspector's live view hears of the failure; its reads get the open error, which it shows.
+  // The inspector's live view hears of the failure, and the failure is listed though it could not be
+  // saved (kept in memory), so the inspector shows which result was cut; its other reads get the open error.
   expect(heard).toEqual([
     expect.objectContaining({ type: 'failed', threadId: 'a', error: expect.stringMatching(why) }),
   ]);
-  await expect(store.failures('a')).rejects.toThrow(why);
+  expect(await store.failures('a')).toEqual([
+    expect.objectContaining({ threadId: 'a', error: expect.stringMatching(why) }),
+  ]);
+  await expect(store.list('a')).rejects.toThrow(why);
   return shown;
 }
 
@@ -211,7 +215,11 @@ describe('A database under the store name that holds other object stores is refu
     await expect(store.list('a')).rejects.toThrow(why);
     await runRefused(store, why);
     expect(await usersOf(name)).toEqual({ version: 1, stores: ['users'], user: { name: 'Ada' } });
-    // The inspector cannot list failures a store that cannot open never saved: it shows the open error.
+    // The failures it could not save are still listed (kept in memory), so the inspector can show
+    // which result was cut; its other reads show the open error.
+    expect(await store.failures('a')).toEqual([
+      expect.objectContaining({ threadId: 'a', error: expect.stringMatching(why) }),
+    ]);
     const view = mount({ store });
     await until(() => expect(view.one('[role="alert"]').textContent).toMatch(why), 10_000);
   });
