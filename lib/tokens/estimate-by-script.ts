@@ -114,15 +114,10 @@ weightOf[formatChar] = 2;
 weightOf[formatChar1] = 1;
 weightOf[privateUse] = 3;
 
-/** UTF-8 bytes of one unit of each kind (surrogates: two a unit in a pair, three a lone one, added where they are priced). */
-const bytesOf = new Uint8Array(kindCount).fill(3);
-for (const kind of [end, lower, upper, digit, space, tab, newline, cr, mark, control]) bytesOf[kind] = 1;
-bytesOf[alphabetic] = 2;
-bytesOf[wideControl] = 2;
-bytesOf[noBreakSpace] = 2;
-bytesOf[highSurrogate] = 0;
-bytesOf[lowSurrogate] = 0;
-bytesOf[emojiHighSurrogate] = 0;
+/** UTF-8 bytes of a unit of each kind past ASCII beyond its first (two-byte kinds: 1, the rest 2; surrogates apart). */
+const extraBytesOf = new Uint8Array(kindCount).fill(2);
+extraBytesOf[alphabetic] = 1;
+extraBytesOf[wideControl] = 1;
 
 function kindOf(code: number): number {
   if (code < 128) return asciiKind[code]!;
@@ -215,7 +210,7 @@ function groupTokens(lf: number, crlf: number, afterMarks: boolean): number {
  */
 export function estimateTokensByScript(text: string): number {
   let tokens = 0;
-  let bytes = 0;
+  let bytes = text.length; // UTF-8 bytes: one a unit, plus what the runs past ASCII add
   // The run before the current one, priced once the kind after it is known.
   let kind = end;
   let count = 0;
@@ -235,6 +230,7 @@ export function estimateTokensByScript(text: string): number {
   let lfGroup = 0; // blank lines ('\n', '\r\n') not priced yet
   let crlfGroup = 0;
   let lastLine = -1; // spaces + tabs × 65536 + crlf of the line before, to spot a repeat
+  let whitespace = false; // a whitespace run is being read
   let newlineAfterMarks = false; // the run began with newlines right after marks (';\n'), which join them
 
   const table = kindTable();
@@ -252,7 +248,6 @@ export function estimateTokensByScript(text: string): number {
     } else j = length + 1;
 
     // Price the run before it (`kind`, `count` characters), now that `next` is known.
-    bytes += count * bytesOf[kind]!;
     if (kind === lower) {
       if (capitals === 1)
         tokens += 1 + capitalizedExtra + Math.max(0, count + 1 - oneTokenLetters) / lettersPerExtraToken;
@@ -275,10 +270,13 @@ export function estimateTokensByScript(text: string): number {
     } else if (kind === space) {
       spaces += count;
       pieces++;
+      whitespace = true;
     } else if (kind === tab) {
       tabs += count;
       pieces++;
+      whitespace = true;
     } else if (kind === cr) {
+      whitespace = true;
       // '\r\n' is a newline; other carriage returns are half a token each ('\r\r').
       const lone = next === newline ? count - 1 : count;
       crlf = next === newline;
@@ -291,6 +289,7 @@ export function estimateTokensByScript(text: string): number {
         lastLine = -1;
       }
     } else if (kind === newline) {
+      whitespace = true;
       if (spaces + tabs === 0) {
         // Blank lines: a group of '\n' or of '\r\n' is one token per 16 or per 4; a group ends
         // where the other begins.
@@ -336,6 +335,7 @@ export function estimateTokensByScript(text: string): number {
       tokens += count;
     } else if (kind === noBreakSpace) {
       tokens += 1 + (count - 1) / noBreakSpacesPerToken;
+      bytes += count;
     } else if (kind === highSurrogate || kind === emojiHighSurrogate || kind === lowSurrogate) {
       // A pair is one character (priced with its high half); an unpaired half is sent as U+FFFD.
       const high = kind !== lowSurrogate;
@@ -343,9 +343,10 @@ export function estimateTokensByScript(text: string): number {
       const lone = paired ? count - 1 : count;
       if (high && paired) tokens += kind === emojiHighSurrogate ? emojiWeight : astralWeight;
       if (lone > 0) tokens += 1 + (lone - 1) / loneSurrogatesPerToken;
-      bytes += 2 * count + lone;
+      bytes += count + lone;
     } else if (kind >= han) {
       tokens += count * weightOf[kind]!;
+      bytes += count * extraBytesOf[kind]!;
     }
 
     const isAlnum = next === lower || next === upper || next === digit;
@@ -360,7 +361,8 @@ export function estimateTokensByScript(text: string): number {
     // A whitespace run ends: its lines, then the spaces after its last newline. Newlines are at
     // least a piece unless they end a punctuation run (';\n'); one space or tab before a word, or
     // one space before a mark, joins it; other spaces and tabs are a piece.
-    if ((spaces + tabs > 0 || newlines || lfGroup + crlfGroup > 0) && (next < space || next > cr)) {
+    if (whitespace && (next < space || next > cr)) {
+      whitespace = false;
       tokens += lines + groupTokens(lfGroup, crlfGroup, newlineAfterMarks && !newlines);
       lfGroup = crlfGroup = 0;
       if (tabs > 0) {
