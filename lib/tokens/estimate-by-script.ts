@@ -91,6 +91,8 @@ const minRandomRun = 8;
 const randomCharsPerToken = 1.45;
 /** o200k's longest run of '\n' in one token, of tabs, of no-break spaces, of U+FFFD (what a lone surrogate becomes). */
 const newlinesPerToken = 16;
+/** o200k has a token for every run of spaces up to 80 (and a few longer ones, up to 128). */
+const spacesPerToken = 80;
 const crlfsPerToken = 4;
 const tabsPerToken = 16;
 const noBreakSpacesPerToken = 8;
@@ -367,10 +369,11 @@ export function estimateTokensByScript(text: string): number {
       lfGroup = crlfGroup = 0;
       if (tabs > 0) {
         const joins = next === lower || next === upper || next >= han;
-        if (!(tabs === 1 && spaces === 0 && joins)) tokens += pieces + (tabs - 1) / tabsPerToken + spaces / 64;
+        if (!(tabs === 1 && spaces === 0 && joins))
+          tokens += pieces + (tabs - 1) / tabsPerToken + Math.floor(spaces / spacesPerToken);
       } else if (spaces > 0) {
         const joins = next === lower || next === upper || next === mark || next >= han;
-        if (spaces > (joins ? 1 : 0)) tokens += 1 + spaces / 64;
+        if (spaces > (joins ? 1 : 0)) tokens += 1 + Math.floor(spaces / spacesPerToken);
       }
       spaces = 0;
       tabs = 0;
