@@ -87,19 +87,25 @@ describe('estimateTokensByScript on whitespace, control characters and lone surr
 
 describe('the offload with estimateTokens: estimateTokensByScript', () => {
   it('stores a 420 KB result of blank lines instead of passing it whole', async () => {
-    // 420,000 newlines: 26,250 o200k tokens (16 a token), over the default 20,000-token threshold.
-    const text = '\n'.repeat(420_000);
-    const offload = new ToolOutputOffload({ estimateTokens: estimateTokensByScript, store: new MemoryOffloadStore() });
-    const outcome = await offload.offloadResult({
-      threadId: 't1',
-      callId: 'c1',
-      toolName: 'fetch_page',
-      content: text,
-    });
-    expect(outcome.kind).toBe('stored');
-    expect(outcome.stored).toBe(true);
-    expect(outcome.text.length).toBeLessThan(text.length);
-    const key = outcome.path!.split('/').pop();
-    expect(await offload.backend('t1').read(`/${key}`)).toContain('\n\n\n');
+    // 420 KB of '\n': 26,250 o200k tokens (16 a token); of '\n ': 105,000; of '\r\n': 52,500. All over the
+    // default 20,000-token threshold, and all about one token by the estimator before issue 22.
+    for (const [n, unit] of ['\n', '\n ', '\r\n'].entries()) {
+      const text = unit.repeat(420_000 / unit.length);
+      const offload = new ToolOutputOffload({
+        estimateTokens: estimateTokensByScript,
+        store: new MemoryOffloadStore(),
+      });
+      const outcome = await offload.offloadResult({
+        threadId: 't1',
+        callId: `c${n}`,
+        toolName: 'fetch_page',
+        content: text,
+      });
+      expect(outcome.kind).toBe('stored');
+      expect(outcome.stored).toBe(true);
+      expect(estimateTokensByScript(outcome.text)).toBeLessThanOrEqual(20_000);
+      const key = outcome.path!.split('/').pop();
+      expect(await offload.backend('t1').read(`/${key}`)).toContain(unit.repeat(3));
+    }
   });
 });
