@@ -5,8 +5,8 @@
  * each piece by its kind and length. Runs of letters and digits that change case or kind often
  * (base64, hex ids) are priced as random text. CJK and other non-ASCII characters count per
  * character, weighted by script. Whitespace runs are priced line by line as o200k merges them, and
- * control characters, format characters and lone surrogates as the one or two tokens each they
- * are. The weights were fitted to o200k on the bench's corpus (bench/estimator.bench.ts measures
+ * control characters, format characters and lone surrogates as the one to three tokens each
+ * they are (a lone surrogate is sent as U+FFFD). The weights were fitted to o200k on the bench's corpus (bench/estimator.bench.ts measures
  * them on a seed the fitting did not use).
  */
 
@@ -38,14 +38,14 @@ const wideControl = 17;
 /** Format and space characters past ASCII (spaces, bidi isolates, invisible operators, BOM, specials): three bytes, two tokens each… */
 const formatChar = 18;
 /** …or one (zero-width characters, bidi marks and embeddings, U+2028, the soft hyphen). */
-const formatChar1 = 23;
+const formatChar1 = 19;
 /** Private use: three bytes a character, no merges. */
-const privateUse = 19;
+const privateUse = 20;
 /** No-break space: one token alone, eight to a token in a run. */
-const noBreakSpace = 20;
+const noBreakSpace = 21;
 /** The high half of an astral character: priced with its pair, as a character with no merges (four bytes, about four tokens)… */
-const highSurrogate = 21;
-const lowSurrogate = 22;
+const highSurrogate = 22;
+const lowSurrogate = 23;
 /** …or an emoji's (U+1F000–U+1FBFF), about two tokens. */
 const emojiHighSurrogate = 24;
 const kindCount = 25;
@@ -72,7 +72,7 @@ const hangulWeight = 0.7;
 const cjkMarkWeight = 0.9;
 /** Latin with accents, Greek, Cyrillic, Hebrew, Arabic…: letters of alphabets, in words. */
 const alphabeticWeight = 0.3;
-/** Anything else (symbols, emoji halves, Indic and South-East Asian scripts). */
+/** Anything else in the BMP (symbols, Indic and South-East Asian scripts). */
 const otherWeight = 0.8;
 
 /** A lower-case word is one token up to this many letters; each further `lettersPerExtraToken` adds one. */
