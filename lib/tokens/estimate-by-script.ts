@@ -6,8 +6,8 @@
  * (base64, hex ids) are priced as random text. CJK and other non-ASCII characters count per
  * character, weighted by script. Whitespace runs are priced line by line as o200k merges them, and
  * control characters, format characters and lone surrogates as the one to three tokens each
- * they are (a lone surrogate is sent as U+FFFD). The weights were fitted to o200k on the bench's corpus (bench/estimator.bench.ts measures
- * them on a seed the fitting did not use).
+ * they are (a lone surrogate is sent as U+FFFD). The weights were fitted to o200k on the bench's
+ * corpus (bench/estimator.bench.ts measures them on a seed the fitting did not use).
  */
 
 // Character kinds, one per UTF-16 unit. The ASCII kinds come first: `kind >= han` means a
