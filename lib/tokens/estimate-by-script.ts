@@ -35,7 +35,10 @@ const alphabetic3 = 15;
 const otherWide = 16;
 /** C1 controls (two bytes, two tokens each). */
 const wideControl = 17;
-/** Format and space characters past ASCII (spaces, bidi isolates, invisible operators, BOM, specials): three bytes, two tokens each… */
+/**
+ * Format and space characters past ASCII (spaces, bidi isolates, invisible operators, BOM,
+ * specials): three bytes, two tokens each…
+ */
 const formatChar = 18;
 /** …or one (zero-width characters, bidi marks and embeddings, U+2028, the soft hyphen). */
 const formatChar1 = 19;
@@ -43,7 +46,10 @@ const formatChar1 = 19;
 const privateUse = 20;
 /** No-break space: one token alone, eight to a token in a run. */
 const noBreakSpace = 21;
-/** The high half of an astral character: priced with its pair, as a character with no merges (four bytes, about four tokens)… */
+/**
+ * The high half of an astral character: priced with its pair, as a character with no merges (four
+ * bytes, about four tokens)…
+ */
 const highSurrogate = 22;
 const lowSurrogate = 23;
 /** …or an emoji's (U+1F000–U+1FBFF), about two tokens. */
