@@ -42,7 +42,10 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
     const pending = new PendingRequests<number>(1000, (id) => timedOut.push(id));
     pending.add('a', 1);
     pending.add('b', 2);
-    expect(pending.values()).toEqual([1, 2]);
+    expect(pending.entries()).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
     expect(pending.takeAll()).toEqual([
       ['a', 1],
       ['b', 2],
