@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PROTOCOL } from '../../inspector/channel-protocol.js';
+import { type ChangeNotice, PROTOCOL } from '../../inspector/channel-protocol.js';
 import { ExposedSides, PendingRequests } from '../../inspector/pending-requests.js';
 
 describe('PendingRequests (the inspector channel, the DevTools port and the content script relay wait on it)', () => {
@@ -79,9 +79,9 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
 });
 
 describe('ExposedSides (when an "exposed" notice is a reconnect)', () => {
-  const exposed = (instance?: string) => ({
+  const exposed = (instance?: string): ChangeNotice => ({
     protocol: PROTOCOL,
-    kind: 'changed' as const,
+    kind: 'changed',
     events: 0,
     ...(instance === undefined ? {} : { instance }),
   });
