@@ -1,8 +1,9 @@
 /**
- * The token estimators' corpus: texts of ten classes made from a seed, so the estimator is tuned on
- * one seed and measured on another (the bench uses a seed the tuning never saw). Prose and the CJK
+ * The token estimators' corpus: texts of thirteen classes made from a seed, so the estimator is tuned
+ * on one seed and measured on another (the bench uses a seed the tuning never saw). Prose and the CJK
  * classes are sentences written for this corpus, shuffled and joined; the structured classes are
- * generated from templates with random names, numbers and values.
+ * generated from templates with random names, numbers and values; the last three are mostly
+ * whitespace (blank lines, deep indentation, tabs).
  */
 
 export const corpusClasses = [
@@ -16,6 +17,9 @@ export const corpusClasses = [
   'japanese',
   'korean',
   'base64',
+  'blank-line-page',
+  'indented-code',
+  'tsv',
 ] as const;
 
 export type CorpusClass = (typeof corpusClasses)[number];
@@ -293,6 +297,87 @@ function base64(random: Random, chars: number): string {
   return text;
 }
 
+/**
+ * A fetched page's text as `textContent` gives it: short lines (links, headings, sentences) at the
+ * page source's indentation, between runs of blank lines that are empty or carry that indentation.
+ */
+function blankLinePage(random: Random, chars: number): string {
+  const labels = [
+    'Home',
+    'Products',
+    'Pricing',
+    'About us',
+    'Contact',
+    'Sign in',
+    'Careers',
+    'Blog',
+    'Support',
+    'Privacy',
+  ];
+  const newline = random() < 0.3 ? '\r\n' : '\n';
+  let text = '';
+  while (text.length < chars) {
+    const indent = random() < 0.3 ? '\t'.repeat(1 + int(random, 6)) : ' '.repeat(2 * (1 + int(random, 12)));
+    const line = random() < 0.5 ? pick(random, labels) : pick(random, englishSentences);
+    text += indent + line + newline;
+    // The blank lines after it: empty, or at the block's indentation (the markup's own lines).
+    const blank = random() < 0.5 ? '' : indent;
+    const blanks = int(random, 14);
+    for (let i = 0; i < blanks; i++) text += (random() < 0.8 ? blank : ' '.repeat(int(random, 9))) + newline;
+  }
+  return text;
+}
+
+/** Markup nested 8 to 24 levels deep, two spaces a level, with an empty line between some blocks. */
+function indentedCode(random: Random, chars: number): string {
+  const tags = ['div', 'section', 'ul', 'li', 'span', 'table', 'tr', 'td'];
+  const lines: string[] = [];
+  let length = 0;
+  let depth = 8;
+  const open: string[] = [];
+  while (length < chars) {
+    const pad = '  '.repeat(depth);
+    let line: string;
+    if (depth < 24 && (open.length === 0 || random() < 0.45)) {
+      const tag = pick(random, tags);
+      open.push(tag);
+      line = `${pad}<${tag} class="${camel(random, 2)}" data-id="${int(random, 10000)}">`;
+      depth++;
+    } else if (depth > 8 && random() < 0.5) {
+      depth--;
+      line = `${'  '.repeat(depth)}</${open.pop()}>`;
+      if (random() < 0.2) line += '\n';
+    } else {
+      line = `${pad}${pick(random, [() => pick(random, englishSentences), () => `{{ ${camel(random, 2)} }}`, () => `<a href="/${pick(random, words)}/${int(random, 999)}">${pick(random, firstNames)}</a>`])()}`;
+    }
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Tab-separated rows, as a spreadsheet or a database client exports them, with empty fields. */
+function tsv(random: Random, chars: number): string {
+  const lines = ['id\tname\temail\tcity\tamount\tdate\tstatus\tnote'];
+  let length = lines[0]!.length;
+  while (length < chars) {
+    const first = pick(random, firstNames);
+    const line = [
+      lines.length,
+      `${first} ${pick(random, firstNames)}`,
+      random() < 0.2 ? '' : `${first.toLowerCase()}${int(random, 999)}@example.org`,
+      pick(random, cities),
+      (random() * 10000).toFixed(2),
+      new Date(1.6e12 + int(random, 1e11)).toISOString().slice(0, 10),
+      random() < 0.3 ? '' : pick(random, ['paid', 'open', 'refunded']),
+      random() < 0.6 ? '' : pick(random, words),
+    ].join('\t');
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** One text of a class, about `chars` characters long, from `seed`. */
 export function corpusText(kind: CorpusClass, seed: number, chars: number): string {
   const random = seeded(seed);
@@ -317,5 +402,11 @@ export function corpusText(kind: CorpusClass, seed: number, chars: number): stri
       return sentences(random, koreanSentences, ' ', chars);
     case 'base64':
       return base64(random, chars);
+    case 'blank-line-page':
+      return blankLinePage(random, chars);
+    case 'indented-code':
+      return indentedCode(random, chars);
+    case 'tsv':
+      return tsv(random, chars);
   }
 }

@@ -112,9 +112,11 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
   port.onMessage.addListener((data) => {
     const request = parseSmallRequest(data);
     if (!request) return;
-    if (ledger.has(request.id)) repeated.add(request.id);
-    const refused = ledger.open(request);
-    if (refused) return send(refused);
+    const again = ledger.has(request.id);
+    const verdict = ledger.open(request);
+    if (verdict === 'drop') return;
+    if (verdict !== 'send') return send(verdict);
+    if (again) repeated.add(request.id);
     channel.postMessage(request);
   });
 
@@ -125,7 +127,10 @@ function relay(port: ChromePort, options: ContentRelayOptions, onClosed: () => v
       return send(response);
     }
     const notice = parseNotice(event.data);
-    if (notice) return notify(notice);
+    if (notice) {
+      if (ledger.hear(notice)) notify(notice);
+      return;
+    }
     const late = parseResponse(event.data);
     if (late && !warned && answered.includes(late.id)) {
       warned = true;

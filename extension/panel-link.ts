@@ -1,5 +1,4 @@
 import { REQUEST_TIMEOUT_MS } from '../inspector/channel.js';
-import { PROTOCOL } from '../inspector/channel-protocol.js';
 import { type RemoteSource, remoteSource } from '../inspector/remote-source.js';
 import type { ChromeApi, ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, PANEL_PORT, parseControlFromWorker } from './transport.js';
@@ -95,8 +94,8 @@ export function linkPanel(runtime: RuntimeApi, options: PanelLinkOptions): Panel
       detachedReason = undefined;
       origin = message.origin;
       status({ state: 'connected', origin });
-      // A notice of 0 events makes the inspector ask again whatever it is waiting for, and re-read.
-      source.receive({ protocol: PROTOCOL, kind: 'changed', events: 0 });
+      // The inspector asks again, once, whatever it is waiting for, and reads everything again.
+      source.reconnected();
     } else if (message.kind === 'detached') {
       detach(message.reason, true);
     } else if (message.kind === 'warning') {

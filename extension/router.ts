@@ -79,7 +79,11 @@ function route(api: { runtime: RuntimeApi; tabs: TabsApi }, panel: ChromePort, d
       if (response) return post(panel, response);
       const message = parseControlFromPage(data);
       if (!message) return;
-      if (message.kind === 'ready') ready = true;
+      if (message.kind === 'ready') {
+        ready = true;
+        ledger.reconnected();
+      }
+      if (message.kind === 'changed' && !ledger.hear(message)) return;
       post(panel, message);
     });
     port.onDisconnect.addListener(() => {
@@ -102,8 +106,9 @@ function route(api: { runtime: RuntimeApi; tabs: TabsApi }, panel: ChromePort, d
     if (message.kind === 'ping') return;
     if (message.kind === 'attach') return attach(message.tabId);
     if (!page || !ready) return post(panel, errorResponse(message.id, 'Error', 'The inspected page is not connected'));
-    const refused = ledger.open(message);
-    if (refused) return post(panel, refused);
+    const verdict = ledger.open(message);
+    if (verdict === 'drop') return;
+    if (verdict !== 'send') return post(panel, verdict);
     post(page, message);
   });
 

@@ -10,7 +10,7 @@ import {
   type RequestOp,
 } from '../inspector/channel-protocol.js';
 import { formatBytes } from '../inspector/format.js';
-import { PendingRequests } from '../inspector/pending-requests.js';
+import { ExposedSides, PendingRequests } from '../inspector/pending-requests.js';
 
 /**
  * What crosses each hop of the extension: panel ⇄ service worker ⇄ content script ⇄ the page's
@@ -146,10 +146,14 @@ interface LedgerOptions {
 /**
  * The requests one hop forwarded and has not seen answered. Only their responses pass, checked:
  * a response too large to carry or of the wrong shape becomes an error response, so the panel
- * learns why instead of waiting; a response nobody asked for (pushed) is dropped.
+ * learns why instead of waiting; a response nobody asked for (pushed) is dropped. A request the
+ * panel sends again is forwarded again only once after each reconnect this hop saw (a store
+ * exposed anew, the page's content script ready again): a flood of forged "exposed" notices makes
+ * no hop ask the page again.
  */
 export class RequestLedger {
   readonly #open: PendingRequests<RequestOp>;
+  readonly #sides = new ExposedSides();
 
   constructor(
     /** Names this hop in error messages. */
@@ -160,15 +164,34 @@ export class RequestLedger {
   }
 
   /**
-   * Records a request about to be forwarded (one already open gets its whole time again), or
-   * returns the error response when too many are open.
+   * What to do with a request from the panel: 'send' it (recorded; one already open gets its
+   * whole time again), 'drop' it (open, and forwarded again already since the last reconnect), or
+   * send back the error response returned when too many are open.
    */
-  open(request: InspectorRequest): InspectorResponse | undefined {
-    if (!this.has(request.id) && this.#open.size >= LIMITS.inFlight) {
+  open(request: InspectorRequest): InspectorResponse | 'send' | 'drop' {
+    if (this.has(request.id)) {
+      if (!this.#open.claimResend(request.id)) return 'drop';
+    } else if (this.#open.size >= LIMITS.inFlight) {
       return errorResponse(request.id, 'RangeError', `${this.hop}: over ${LIMITS.inFlight} requests in flight`);
     }
     this.#open.add(request.id, request.op);
-    return undefined;
+    return 'send';
+  }
+
+  /**
+   * Hears a notice on its way to the panel: false for an "exposed" notice of a side already heard
+   * (drop it: a repeat, or forged); one of a side not heard before is a reconnect.
+   */
+  hear(notice: ChangeNotice): boolean {
+    if (notice.events !== 0) return true;
+    if (!this.#sides.isNew(notice)) return false;
+    this.#open.reconnected();
+    return true;
+  }
+
+  /** The next hop connected again (e.g. the content script is ready): what is open may be forwarded once more. */
+  reconnected(): void {
+    this.#open.reconnected();
   }
 
   /** True when `id` names an open request. */

@@ -1,3 +1,4 @@
+import type { StoreEvent } from '../lib/index.js';
 import { isCount } from './count.js';
 import { type SourceChange, toSourceChanges } from './source.js';
 import { isBound, isStoreInfo } from './store-info.js';
@@ -20,6 +21,12 @@ import { isBound, isStoreInfo } from './store-info.js';
  * positive integer or null when the store does not know it) and a change's `bound`: an older side
  * never answers the request nor tells the field, and the panel falls back to the bound it was
  * given or 'info' reports.
+ *
+ * Any script of the origin can post on the channel, so nothing received is trusted beyond its
+ * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
+ * type needs a new protocol version), and a notice that a store was exposed makes a panel ask
+ * again what it waits for only when it names an exposing side (`instance`) the panel has not heard
+ * of (inspector/pending-requests.ts, ExposedSides). The exposing side answers each request id once.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
@@ -66,7 +73,18 @@ export interface ChangeNotice {
   events: number;
   /** The events themselves, when there were at most MAX_NOTICE_CHANGES; absent: read everything. */
   changes?: SourceChange[];
+  /**
+   * The exposing side that sent it: a random id of each exposeToInspector call, so a panel can
+   * tell a store exposed anew from a repeated (or forged) notice. Absent from an older version.
+   */
+  instance?: string;
 }
+
+/**
+ * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
+ * `__proto__` or `toString` is never found through a prototype.
+ */
+const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>(['stored', 'evicted', 'restored', 'failed']);
 
 /** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
 export const MAX_NOTICE_CHANGES = 256;
@@ -144,9 +162,14 @@ export function parseResponse(data: unknown): InspectorResponse | undefined {
 /** The longest thread id, key or type a notice's change may name (keys are at most 64 characters). */
 const CHANGE_FIELD_CHARS = 1024;
 
-/** The notice's changes when every one is well-formed and there are not too many, else undefined. */
-function parseChanges(value: unknown): SourceChange[] | undefined {
-  const changes = Array.isArray(value) && value.length <= MAX_NOTICE_CHANGES ? toSourceChanges(value) : undefined;
+/**
+ * The notice's changes when every one is well-formed and there are not too many; undefined (read
+ * everything) when not; null when one names a type not in CHANGE_TYPES (the notice is dropped).
+ */
+function parseChanges(value: unknown): SourceChange[] | undefined | null {
+  if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
+  if (value.some((change) => isObject(change) && isString(change.type) && !CHANGE_TYPES.has(change.type))) return null;
+  const changes = toSourceChanges(value);
   const short = changes?.every((change) =>
     [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS),
   );
@@ -155,22 +178,42 @@ function parseChanges(value: unknown): SourceChange[] | undefined {
 
 export function parseNotice(data: unknown): ChangeNotice | undefined {
   if (!isEnvelope(data, 'changed') || !isCount(data.events)) return undefined;
-  const changes = data.events === 0 ? undefined : parseChanges(data.changes);
-  return { protocol: PROTOCOL, kind: 'changed', events: data.events, ...(changes ? { changes } : {}) };
+  const { events, instance } = data;
+  if (instance !== undefined && !isId(instance)) return undefined;
+  const changes = events === 0 ? undefined : parseChanges(data.changes);
+  if (changes === null) return undefined;
+  return {
+    protocol: PROTOCOL,
+    kind: 'changed',
+    events,
+    ...(changes ? { changes } : {}),
+    ...(instance === undefined ? {} : { instance }),
+  };
 }
 
 /**
  * One notice standing for two (a relay that batches them): a 0 (a store was just exposed) keeps
- * its meaning; the changes are kept while both have them and they fit in one notice.
+ * its meaning and the exposing side it names (the later one's); the changes are kept while both
+ * have them and they fit in one notice.
  */
 export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeNotice {
-  if (first.events === 0 || second.events === 0) return { protocol: PROTOCOL, kind: 'changed', events: 0 };
+  if (first.events === 0 || second.events === 0) {
+    const { instance } = second.events === 0 ? second : first;
+    return { protocol: PROTOCOL, kind: 'changed', events: 0, ...(instance === undefined ? {} : { instance }) };
+  }
   const events = first.events + second.events;
   const changes =
     first.changes && second.changes && first.changes.length + second.changes.length <= MAX_NOTICE_CHANGES
       ? [...first.changes, ...second.changes]
       : undefined;
-  return { protocol: PROTOCOL, kind: 'changed', events, ...(changes ? { changes } : {}) };
+  const instance = first.instance === second.instance ? first.instance : undefined;
+  return {
+    protocol: PROTOCOL,
+    kind: 'changed',
+    events,
+    ...(changes ? { changes } : {}),
+    ...(instance === undefined ? {} : { instance }),
+  };
 }
 
 /**

@@ -22,6 +22,17 @@ import { assertBound, isBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 const NOTICE_BATCH_MS = 50;
+/**
+ * Request ids remembered as answered (oldest forgotten first): a panel sends one again only within
+ * its request timeout, a few requests a second, so a repeat falls well within these.
+ */
+const REMEMBERED_IDS = 4096;
+
+/** A random id for one exposeToInspector call: its notices name it (ChangeNotice.instance). */
+function instanceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 export interface ExposeOptions {
   /** The BroadcastChannel to serve on; default 'tool-output-offload'. */
@@ -72,6 +83,10 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   assertBound(bound, 'exposeToInspector');
 
   const channel = new BroadcastChannel(name);
+  const instance = instanceId();
+  // Each request id is answered once: a repeat (a panel asking again after a notice, or a script
+  // of the origin replaying one) costs reading the message, not a store read and an answer.
+  const seen = new Set<string>();
   let closed = false;
   let batched = 0;
   // The batch's changes, so panels read only the threads they name; undefined once there are too many.
@@ -82,11 +97,13 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
     if (!closed) channel.postMessage(message);
   };
   const notify = (events: number, changed?: SourceChange[]) =>
-    post({ protocol: PROTOCOL, kind: 'changed', events, ...(changed ? { changes: changed } : {}) });
+    post({ protocol: PROTOCOL, kind: 'changed', events, ...(changed ? { changes: changed } : {}), instance });
 
   channel.onmessage = (event: MessageEvent) => {
     const request = parseRequest(event.data);
-    if (!request) return;
+    if (!request || seen.has(request.id)) return;
+    seen.add(request.id);
+    if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
     const fail = (error: unknown) =>
       post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: false, error: toWireError(error) });
     answer(store, bound, request).then((value) => {

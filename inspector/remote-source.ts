@@ -10,7 +10,7 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
-import { PendingRequests } from './pending-requests.js';
+import { ExposedSides, PendingRequests } from './pending-requests.js';
 import type { ChangeListener, PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
@@ -31,6 +31,11 @@ interface RemoteSourceOptions {
 export interface RemoteSource extends PanelSource {
   /** Takes a message from the other side: an answer to a pending request, or a change notice; anything else is ignored. */
   receive(data: unknown): void;
+  /**
+   * The link to the other side was made again (the transport knows it, e.g. the DevTools port's
+   * "ready"): what is pending is sent again, once, and everything is read again.
+   */
+  reconnected(): void;
   /** Fails every request still waiting (the other side went away) with `reason`. */
   failAll(reason: string): void;
   /** Fails what is pending, forgets the listeners, and fails every later request. */
@@ -60,6 +65,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     waiting.reject(new Error(options.noAnswer)),
   );
   const listeners = new Set<ChangeListener>();
+  const sides = new ExposedSides();
   let closed = false;
 
   function ask<T>(body: RequestBody): Promise<T> {
@@ -84,6 +90,12 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
       pending.take(waiting.request.id);
       waiting.reject(error as Error);
     }
+  };
+
+  /** Sends again, once for this reconnect, what is pending. */
+  const resendPending = () => {
+    pending.reconnected();
+    for (const [id, waiting] of pending.entries()) if (pending.claimResend(id)) send(waiting);
   };
 
   const thread = <Op extends RequestOp>(op: Op, threadId: string | undefined, keys?: readonly string[]) =>
@@ -112,8 +124,13 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
       if (closed) return;
       const notice = parseNotice(data);
       if (notice) {
-        // A store exposed after these requests were sent never saw them: ask it again.
-        if (notice.events === 0) for (const waiting of pending.values()) send(waiting);
+        if (notice.events === 0) {
+          // A repeat of an exposing side already heard (any script of the origin can post one):
+          // nothing to ask again, nothing new to read.
+          if (!sides.isNew(notice)) return;
+          // A store exposed after these requests were sent never saw them: ask it again.
+          resendPending();
+        }
         for (const listener of [...listeners]) listener(notice.changes);
         return;
       }
@@ -124,6 +141,11 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
       pending.take(response.id);
       if (response.ok) waiting.resolve(response.value);
       else waiting.reject(fromWireError(response.error));
+    },
+    reconnected() {
+      if (closed) return;
+      resendPending();
+      for (const listener of [...listeners]) listener(undefined);
     },
     failAll,
     close() {

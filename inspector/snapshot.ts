@@ -54,13 +54,16 @@ type Part = 'entries' | 'evictions' | 'failures';
 type Row = EntryRow | EvictionRow | FailureRow;
 const allParts: readonly Part[] = ['entries', 'evictions', 'failures'];
 
-/** The lists a change can alter; a type this version does not know may alter anything. */
-const partsChangedBy: Record<string, readonly Part[]> = {
-  stored: ['entries'],
-  restored: ['entries', 'evictions'],
-  evicted: ['entries', 'evictions'],
-  failed: ['failures'],
-};
+/**
+ * The lists a change can alter; a type this version does not know may alter anything. A Map: a
+ * custom source's change typed `__proto__` or `toString` finds nothing, as any unknown type.
+ */
+const partsChangedBy: ReadonlyMap<string, readonly Part[]> = new Map<string, readonly Part[]>([
+  ['stored', ['entries']],
+  ['restored', ['entries', 'evictions']],
+  ['evicted', ['entries', 'evictions']],
+  ['failed', ['failures']],
+]);
 
 /**
  * An eviction may also be `clearThread`, which drops the thread's failures with its entries and
@@ -69,7 +72,7 @@ const partsChangedBy: Record<string, readonly Part[]> = {
  */
 function partsOf(change: SourceChange): readonly Part[] {
   if (change.type === 'evicted' && (change.totalBytes ?? 0) === 0) return allParts;
-  return partsChangedBy[change.type] ?? allParts;
+  return partsChangedBy.get(change.type) ?? allParts;
 }
 
 /**

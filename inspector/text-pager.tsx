@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
+import { splitLines } from '../lib/index.js';
 import { clip, formatCount } from './format.js';
 import type { TextState } from './use-store.js';
 
@@ -24,13 +25,18 @@ function LineText({ line }: { line: string }) {
 /** The stored text with line numbers, a page at a time; a failed read shows the store's message. */
 export function TextPager({ state, pageLines = PAGE_LINES }: { state: TextState; pageLines?: number }) {
   const text = state.status === 'loaded' ? state.text : '';
-  const lines = useMemo(() => text.split('\n'), [text]);
+  // The package's one way to count lines (as the stored-result header and read_file count them):
+  // a final newline ends the last line, and '' has none.
+  const lines = useMemo(() => splitLines(text), [text]);
   const [page, setPage] = useState(0);
   const pages = Math.max(1, Math.ceil(lines.length / pageLines));
   const current = Math.min(page, pages - 1);
   const from = current * pageLines;
   const shown = lines.slice(from, from + pageLines);
-  const range = `Lines ${formatCount(from + 1)}–${formatCount(from + shown.length)} of ${formatCount(lines.length)}`;
+  const range =
+    lines.length === 0
+      ? 'No lines (the text is empty)'
+      : `Lines ${formatCount(from + 1)}–${formatCount(from + shown.length)} of ${formatCount(lines.length)}`;
 
   return (
     <section class="pane" aria-label="Stored text">

@@ -5,7 +5,7 @@ export type { OffloadCommit, OffloadedResult } from './offload/stage-result.js';
 export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export type { ContentPart, MediaPart, TextPart } from './shared/content.js';
 export { BackendError, type BackendErrorCode } from './shared/errors.js';
-export { estimateTokens } from './shared/text.js';
+export { estimateTokens, splitLines } from './shared/text.js';
 export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './store/indexeddb-store.js';
 export { MemoryOffloadStore, type MemoryOffloadStoreOptions } from './store/memory-store.js';
 export type {

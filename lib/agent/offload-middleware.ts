@@ -8,7 +8,7 @@ import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import { joinText } from '../shared/content.js';
-import { offloadStateKey, orphanAgeMs, type SettleTurns, unsettledTurns } from './offload-state.js';
+import { offloadStateKey, orphanAgeMs, type SettleTurns, storeProblem, unsettledTurns } from './offload-state.js';
 import { boundToolMessages } from './request-bound.js';
 import { Stagings } from './stagings.js';
 import { SummaryCleanup } from './summary-cleanup.js';
@@ -19,6 +19,11 @@ import { SummaryCleanup } from './summary-cleanup.js';
  * which the runtime applies (one store transaction, with the evictions, O3); an output Block
  * restores the key (O8). Before each model call it bounds the request (O9) and drops what a summary
  * covers (O7).
+ *
+ * Its run events: `offloaded` { path, bytes, truncated } for a result stored; `offload-failed`
+ * { path, bytes, why } for one the store could not take (cut with a note saying why, S3);
+ * `store-unavailable` { why } at most once a turn, when the store failed at the turn's start (it
+ * could not be opened, say: the run goes on, S3, S6); `summarized-drop` { keys } (O7).
  */
 export class OffloadMiddleware implements Middleware {
   readonly name = 'ToolOutputOffload';
@@ -40,20 +45,26 @@ export class OffloadMiddleware implements Middleware {
    * The thread's earlier turns that changed the store can no longer be blocked: the update settles
    * them by name (the store forgets how to undo them, and deletes what they staged but never
    * committed, and staged orphans over an hour old). A turn another agent is running on the same
-   * thread is not among them, so its staged results and undo data stay.
+   * thread is not among them, so its staged results and undo data stay. A store that fails here
+   * never fails the run (S3): a `store-unavailable` event says why, the turns stay unsettled for
+   * the next turn, and the results of this one are cut with a note if the store still fails then.
    */
   async beforeAgent(
     _input: unknown,
     context: HookContext,
   ): Promise<{ update: Record<string, SettleTurns> } | undefined> {
     const turns = unsettledTurns(context.state[ToolOutputOffload.key]).filter((turn) => turn !== context.turnId);
-    const expireBefore = await this.#expiryDue(context.threadId, turns.length > 0);
-    if (turns.length > 0 || expireBefore !== undefined) {
-      const expiry = expireBefore === undefined ? {} : { expireBefore };
-      return { update: { [ToolOutputOffload.key]: { type: 'settle', turns, ...expiry } } };
+    try {
+      const expireBefore = await this.#expiryDue(context.threadId, turns.length > 0);
+      if (turns.length > 0 || expireBefore !== undefined) {
+        const expiry = expireBefore === undefined ? {} : { expireBefore };
+        return { update: { [ToolOutputOffload.key]: { type: 'settle', turns, ...expiry } } };
+      }
+      // Nothing to settle (no state change, no event): only the sweep of orphans.
+      await this.#offload.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
+    } catch (error) {
+      context.emit({ type: 'store-unavailable', why: storeProblem(error) });
     }
-    // Nothing to settle (no state change, no event): only the sweep of orphans.
-    await this.#offload.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
     return undefined;
   }
 
@@ -80,7 +91,11 @@ export class OffloadMiddleware implements Middleware {
     next: (request: ModelRequest) => Promise<ModelReply>,
     context: HookContext,
   ): Promise<ModelReply & { update?: Record<string, unknown> }> {
-    const drop = await this.#cleanup.drop(context.threadId, context.turnId, context.state, context.messages);
+    // The cleanup after a summary is only that (O7): a store that fails it fails nothing, the bound
+    // does not depend on it, and the turn's start has said the store is unavailable.
+    const drop = await this.#cleanup
+      .drop(context.threadId, context.turnId, context.state, context.messages)
+      .catch(() => undefined);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
     const messages = boundToolMessages(request.messages, this.#offload);
     const reply = await next(messages === request.messages ? request : { ...request, messages });

@@ -3,6 +3,8 @@ import type { OffloadCommit } from '../offload/stage-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
+import { errorMessage } from '../shared/errors.js';
+import { cutToChars } from '../shared/text.js';
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
 import type { Stagings } from './stagings.js';
 
@@ -27,6 +29,12 @@ export interface SettleTurns {
 
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
 export const orphanAgeMs = 60 * 60 * 1000;
+
+/** A store's error as a run event carries it: its name and message, cut short (events are small). */
+export function storeProblem(error: unknown): string {
+  const named = error instanceof Error && error.name && error.name !== 'Error';
+  return cutToChars(named ? `${error.name}: ${error.message}` : errorMessage(error), 500);
+}
 
 function fail(problem: string): never {
   throw new TypeError(`ToolOutputOffload state update: ${problem}`);
@@ -117,11 +125,17 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
       const turns = unsettledTurns(current);
       if (change.type === 'settle') {
         // The age limit at the turn's start: one transaction of its own (nothing to undo).
-        const expired =
-          change.expireBefore === undefined
-            ? undefined
-            : await store.apply({ type: 'expire', threadId: context.threadId, before: change.expireBefore });
-        await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
+        let expired: Awaited<ReturnType<WritableOffloadStore['apply']>> | undefined;
+        try {
+          if (change.expireBefore !== undefined) {
+            expired = await store.apply({ type: 'expire', threadId: context.threadId, before: change.expireBefore });
+          }
+          await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
+        } catch (error) {
+          // S3: a store failing never fails the run. The turns stay unsettled: the next turn tries again.
+          context.emit({ type: 'store-unavailable', why: storeProblem(error) });
+          return expired ? { entries: expired.entries, totalBytes: expired.totalBytes, turns } : current;
+        }
         const left = turns.filter((turn) => !change.turns.includes(turn));
         if (!expired) return { ...current, turns: left };
         return { entries: expired.entries, totalBytes: expired.totalBytes, turns: left };

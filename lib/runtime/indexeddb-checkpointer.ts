@@ -31,6 +31,7 @@ export class IndexedDbCheckpointer implements Checkpointer {
       upgrade: (database, oldVersion) => {
         if (oldVersion < 1) database.createObjectStore('checkpoints');
       },
+      layouts: { 1: ['checkpoints'] },
       blockedTimeoutMs: options.blockedTimeoutMs ?? 3000,
     });
   }

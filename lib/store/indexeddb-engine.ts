@@ -1,5 +1,6 @@
 import { IdbConnection } from '../shared/indexeddb-connection.js';
 import {
+  OFFLOAD_DB_LAYOUTS,
   OFFLOAD_DB_VERSION,
   OFFLOAD_STORES,
   type OffloadDb,
@@ -49,6 +50,7 @@ export class IdbEngine implements StoreEngine {
       name: options.name,
       version: OFFLOAD_DB_VERSION,
       upgrade: upgradeOffloadDb,
+      layouts: OFFLOAD_DB_LAYOUTS,
       blockedTimeoutMs: options.blockedTimeoutMs,
     });
   }

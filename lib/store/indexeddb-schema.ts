@@ -55,15 +55,27 @@ export const OFFLOAD_STORES: readonly OffloadStoreName[] = [
   'seen',
 ];
 
+/** The object stores of each version (the connection refuses a database holding anything else, S6). */
+export const OFFLOAD_DB_LAYOUTS: Readonly<Record<number, readonly string[]>> = {
+  1: ['entries', 'texts', 'staged', 'evictions', 'undo', 'threads', 'failures'],
+  2: OFFLOAD_STORES.filter((name) => name !== 'seen'),
+  3: OFFLOAD_STORES,
+};
+
 type UpgradeTransaction = IDBPTransaction<OffloadDb, StoreNames<OffloadDb>[], 'versionchange'>;
 
-/** The upgrade, with idb's `upgrade` callback arguments. */
+/**
+ * The upgrade from `oldVersion` (0: a new database, or an empty one adopted), with idb's `upgrade`
+ * callback arguments. What it returns is the conversion still running in `tx`: if it rejects, the
+ * connection aborts the upgrade (the database stays at its version) and the open says why.
+ */
 export function upgradeOffloadDb(
   database: IDBPDatabase<OffloadDb>,
   oldVersion: number,
   _newVersion: number | null,
   tx: UpgradeTransaction,
-): void {
+): Promise<void> | undefined {
+  let converting: Promise<void> | undefined;
   if (oldVersion < 1) {
     const entries = database.createObjectStore('entries', { keyPath: ['threadId', 'key'] });
     entries.createIndex('bySeq', ['threadId', 'seq'], { unique: true });
@@ -80,17 +92,13 @@ export function upgradeOffloadDb(
     database.createObjectStore('chunks');
     // Version 1's 'texts' is gone after this upgrade, so code of version 1 in another tab refuses
     // this database (it lacks 'texts') instead of writing texts this code cannot read.
-    if (oldVersion === 1) {
-      chunkVersion1Texts(tx).catch(() => {
-        // The upgrade fails as a whole and the database stays at version 1; opening reports why.
-        tx.abort();
-      });
-    }
+    if (oldVersion === 1) converting = chunkVersion1Texts(tx);
   }
   if (oldVersion < 3) {
     const seen = database.createObjectStore('seen', { keyPath: ['threadId', 'key'] });
     seen.createIndex('bySeq', ['threadId', 'seq'], { unique: true });
   }
+  return converting;
 }
 
 /** Version 1 → 2: each text into chunks, each record given its text's layout, then 'texts' deleted. */

@@ -129,8 +129,20 @@ export class OffloadStoreShell implements WritableOffloadStore {
     };
   }
 
+  /**
+   * The failures saved and those whose record could not be written. When the store cannot be read
+   * at all (it cannot open), those kept in memory are still given, so the inspector can show which
+   * results were cut; with none, the read's error is thrown.
+   */
   async failures(threadId?: string): Promise<StoreFailure[]> {
-    const saved = await this.#read(['failures'], (tx) => tx.failures(threadId));
+    let saved: StoreFailure[];
+    try {
+      saved = await this.#read(['failures'], (tx) => tx.failures(threadId));
+    } catch (error) {
+      const unsaved = failuresOf(this.#unsavedFailures, threadId);
+      if (unsaved.length === 0) throw error;
+      return unsaved;
+    }
     return failuresOf([...saved, ...this.#unsavedFailures], threadId);
   }
 

@@ -192,6 +192,45 @@ describe('the content script relay', () => {
     await until(() => expect(ofKind(messages, 'changed').map((notice) => notice.events)).toEqual([1, 39, 2, 0]));
   });
 
+  it('drops forged notices: an unknown change type, and an "exposed" of a side already heard; asks the page again once per new side', async () => {
+    const channel = uniqueChannel();
+    const seen = listen(channel);
+    const { port, messages } = tabWithRelay(channel, { timeoutMs: 30_000 });
+    await until(() => expect(ofKind(messages, 'ready')).toHaveLength(1));
+    const page = new BroadcastChannel(channel);
+    later(() => page.close());
+    const asked = (id: unknown) => ofKind(seen, 'request').filter((message) => message.id === id).length;
+    /** Posts `messages` from the panel's side, then a request of its own, and waits until the page has that one. */
+    const fromPanel = async (...sent: unknown[]) => {
+      for (const message of sent) port.postMessage(message);
+      const last = request('info');
+      port.postMessage(last);
+      await until(() => expect(asked(last.id)).toBe(1));
+    };
+
+    for (const type of ['__proto__', 'constructor', 'toString']) {
+      const change = { type, threadId: 'chat-1', key: 'alpha', totalBytes: 1 };
+      page.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 1, changes: [change] });
+    }
+    const open = request('read', { threadId: 'chat-1', key: 'alpha' }); // nobody exposes: it stays open
+    await fromPanel(open, open, open, open);
+    expect(asked(open.id)).toBe(1); // asked again with nothing new on the page: not forwarded
+
+    for (let i = 0; i < 50; i++)
+      page.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 0, instance: 'side-a' });
+    for (let i = 0; i < 50; i++) page.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 0 });
+    // Side a and one side of an older version (no instance): one notice at once, the other merged.
+    await until(() => expect(ofKind(messages, 'changed')).toHaveLength(2));
+    const change = { type: 'stored', threadId: 'chat-1', key: 'real', totalBytes: 5 };
+    page.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 1, changes: [change] });
+    await until(() => expect(JSON.stringify(ofKind(messages, 'changed'))).toContain('"real"'));
+    expect(ofKind(messages, 'changed').map((notice) => notice.events)).toEqual([0, 0, 1]);
+    expect(JSON.stringify(messages)).not.toMatch(/__proto__|constructor|toString/);
+
+    await fromPanel(open, open, open);
+    expect(asked(open.id)).toBe(2); // once after the reconnect, however often the panel asks
+  });
+
   it('warns when two stores answer on the channel (another tab of the origin exposes one too)', async () => {
     const channel = uniqueChannel();
     const { port, messages } = tabWithRelay(channel);
@@ -241,6 +280,40 @@ describe('the service worker router', () => {
     port.postMessage(read);
     const answer = { protocol: PROTOCOL, kind: 'response', id: read.id, ok: true, value: 'alpha text '.repeat(200) };
     await until(() => expect(ofKind(messages, 'response')).toEqual([answer]));
+  });
+
+  it('passes one "exposed" notice per side to the panel, and forwards a repeated request once per reconnect', async () => {
+    const channel = uniqueChannel();
+    const fake = fakeChrome();
+    later(startRouter(fake.worker));
+    later(startContentRelay(fake.contentScript(7), { origin: 'http://127.0.0.1:5173', channel, timeoutMs: 30_000 }));
+    const { port, messages } = panel(fake);
+    port.postMessage({ protocol: CONTROL, kind: 'attach', tabId: 7 });
+    await until(() => expect(ofKind(messages, 'ready')).toHaveLength(1));
+    const pageSide = fake.workerPorts.find((p) => p.name === PAGE_PORT)!.other;
+    const toPage = received(pageSide);
+    const forwarded = (id: unknown) => ofKind(toPage, 'request').filter((message) => message.id === id).length;
+    const fromPanel = async (...sent: unknown[]) => {
+      for (const message of sent) port.postMessage(message);
+      const last = request('info');
+      port.postMessage(last);
+      await until(() => expect(forwarded(last.id)).toBe(1));
+    };
+
+    const open = request('read', { threadId: 'chat-1', key: 'alpha' });
+    await fromPanel(open, open, open);
+    expect(forwarded(open.id)).toBe(1);
+
+    for (let i = 0; i < 20; i++)
+      pageSide.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 0, instance: 'side-b' });
+    const forged = { type: '__proto__', threadId: 'chat-1', key: 'alpha', totalBytes: 1 };
+    pageSide.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 1, changes: [forged] });
+    pageSide.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 2 });
+    await until(() => expect(ofKind(messages, 'changed').map((notice) => notice.events)).toContain(2));
+    expect(ofKind(messages, 'changed').map((notice) => notice.events)).toEqual([0, 2]);
+
+    await fromPanel(open, open, open);
+    expect(forwarded(open.id)).toBe(2);
   });
 
   it('accepts only the panel page: a content script or another extension page is disconnected', async () => {

@@ -260,3 +260,147 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     expect(late.all('tbody tr.row')).toHaveLength(0);
   });
 });
+
+describe('forged messages on the channel (any script of the origin can post on it)', () => {
+  /** Errors nobody caught, and rejections nobody handled, from now until the test ends. */
+  function uncaught(): unknown[] {
+    const seen: unknown[] = [];
+    const onError = (event: ErrorEvent) => seen.push(event.error ?? event.message);
+    const onRejection = (event: PromiseRejectionEvent) => seen.push(event.reason);
+    window.addEventListener('error', onError);
+    window.addEventListener('unhandledrejection', onRejection);
+    stops.push(() => {
+      window.removeEventListener('error', onError);
+      window.removeEventListener('unhandledrejection', onRejection);
+    });
+    return seen;
+  }
+
+  function forger(channel: string): BroadcastChannel {
+    const fake = new BroadcastChannel(channel);
+    stops.push(() => fake.close());
+    return fake;
+  }
+
+  const kindOf = (message: unknown) => (message as { kind?: unknown }).kind;
+  const idOf = (message: unknown) => (message as { id?: unknown }).id;
+
+  it('drops a change of type __proto__, constructor or toString without an error; a real change after them arrives', async () => {
+    const errors = uncaught();
+    const store = await sampleStore();
+    const channel = channelName();
+    expose(store, channel);
+    const view = mount({ channel });
+    await until(() => expect(view.paths()).toHaveLength(3));
+
+    const fake = forger(channel);
+    for (const type of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const change = { type, threadId: 'chat-1', key: 'alpha', totalBytes: 1 };
+      fake.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 1, changes: [change] });
+    }
+    await put(store, 'chat-1', 'after-forgery', 'a real change');
+    await until(() => expect(view.paths()).toContain('/large_tool_results/after-forgery'));
+    expect(errors).toEqual([]);
+
+    // A custom source may report such a type too: the panel reads everything again, no error.
+    const listeners = new Set<(changes: unknown) => void>();
+    const custom = mount({
+      source: {
+        list: () => store.list(),
+        evictions: () => store.evictions(),
+        totalBytes: (threadId) => store.totalBytes(threadId),
+        read: (threadId, key) => store.read(threadId, key),
+        onChange(listener) {
+          listeners.add(listener as (changes: unknown) => void);
+          return () => listeners.delete(listener as (changes: unknown) => void);
+        },
+      },
+    });
+    await until(() => expect(custom.paths()).toHaveLength(4));
+    await put(store, 'chat-2', 'seen-by-custom', 'text');
+    for (const type of ['__proto__', 'constructor', 'toString']) {
+      const changes = [{ type, threadId: 'chat-2', key: 'seen-by-custom', totalBytes: 4 }];
+      for (const listener of listeners) expect(() => listener(changes)).not.toThrow();
+    }
+    await until(() => expect(custom.paths()).toContain('/large_tool_results/seen-by-custom'));
+    expect(errors).toEqual([]);
+  });
+
+  it('100 forged "store exposed" notices while a 2 MB text is read cost at most one more read and post of it', async () => {
+    const store = await sampleStore();
+    const big = 'x'.repeat(2 * 1024 * 1024 - 1);
+    await put(store, 'chat-1', 'big', big);
+    const channel = channelName();
+    const wire = record(channel);
+    // The store's reads of the big text, held until released: the panel's request stays pending.
+    const read = store.read.bind(store);
+    let bigReads = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    store.read = async (threadId, key) => {
+      if (key === 'big') {
+        bigReads += 1;
+        await held;
+      }
+      return read(threadId, key);
+    };
+    expose(store, channel);
+    const view = mount({ channel });
+    await until(() => expect(view.paths()).toHaveLength(4));
+    const instance = (wire.find((message) => kindOf(message) === 'changed') as { instance?: unknown }).instance;
+
+    view
+      .all('tbody tr.row')
+      .find((row) => row.querySelector('td')?.textContent === '/large_tool_results/big')!
+      .click();
+    await until(() => expect(bigReads).toBe(1));
+
+    const fake = forger(channel);
+    for (let i = 0; i < 100; i++) {
+      // Without an instance (as an older version), with the exposing side's own, and with new ones.
+      const forged = [{}, { instance }, { instance: `forged-${i}` }][i % 3];
+      fake.postMessage({ protocol: PROTOCOL, kind: 'changed', events: 0, ...forged });
+    }
+    // A real change after them: once the panel shows it, it has heard every forged notice, and
+    // the exposing window every request the panel sent before asking for the change.
+    await put(store, 'chat-1', 'after-flood', 'a real change');
+    await until(() => expect(view.paths()).toContain('/large_tool_results/after-flood'), 10_000);
+    release();
+    await until(() => expect(view.all('.lt')).toHaveLength(1), 10_000);
+    await put(store, 'chat-1', 'settled', 'one more round trip');
+    await until(() => expect(view.paths()).toContain('/large_tool_results/settled'), 10_000);
+
+    expect(bigReads).toBeLessThanOrEqual(2);
+    const carrying = wire.filter(
+      (message) => kindOf(message) === 'response' && JSON.stringify(message).length > big.length,
+    );
+    expect(carrying.length).toBeGreaterThanOrEqual(1);
+    expect(carrying.length).toBeLessThanOrEqual(2);
+    const posted = wire.reduce((bytes: number, message) => bytes + JSON.stringify(message).length, 0);
+    expect(posted).toBeLessThan(2 * big.length + 1024 * 1024);
+  }, 30_000);
+
+  it('answers a request id once: a repeated request is dropped', async () => {
+    const store = await sampleStore();
+    const read = vi.spyOn(store, 'read');
+    const channel = channelName();
+    const wire = record(channel);
+    expose(store, channel);
+    const fake = forger(channel);
+    const ask = (id: string) =>
+      fake.postMessage({ protocol: PROTOCOL, kind: 'request', id, op: 'read', threadId: 'chat-1', key: 'bravo' });
+    for (let i = 0; i < 5; i++) ask('same-id');
+    ask('other-id');
+    ask('same-id');
+    const answers = (id: string) => wire.filter((message) => kindOf(message) === 'response' && idOf(message) === id);
+    await until(() => expect(answers('other-id')).toHaveLength(1));
+    ask('last-id');
+    await until(() => expect(answers('last-id')).toHaveLength(1));
+    expect(answers('same-id')).toEqual([
+      expect.objectContaining({ ok: true, value: 'line one\nline two\nline three' }),
+    ]);
+    expect(read).toHaveBeenCalledTimes(3);
+  });
+});

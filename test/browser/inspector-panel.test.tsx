@@ -148,6 +148,39 @@ describe('a selected entry', () => {
     await until(() => expect(view.all('.ln')[0]!.textContent).toBe('19001'));
   });
 
+  it('counts lines as the stored-result header and read_file do: a final newline ends the last line', async () => {
+    const store = new MemoryOffloadStore();
+    const offload = new ToolOutputOffload({ store, thresholdTokens: 1000 });
+    const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1} ${'x'.repeat(30)}`);
+    const text = `${lines.join('\n')}\n`;
+    const outcome = await offload.offloadResult({ threadId: 't', callId: 'c1', toolName: 'echo', content: text });
+    expect(outcome.kind).toBe('stored');
+    const header = JSON.stringify(outcome.content);
+    expect(header).toContain('Stored: all');
+    expect(header).toContain('(200 lines)');
+    const key = outcome.path!.slice('/large_tool_results/'.length);
+    expect((await store.readLines('t', key, 0)).totalLines).toBe(200);
+    await put(store, 't', 'blank', '\n'.repeat(5000));
+
+    const view = mount({ store });
+    await until(() => expect(view.paths()).toHaveLength(2));
+    const open = (path: string) =>
+      view
+        .all('tbody tr.row')
+        .find((row) => row.querySelector('td')?.textContent === path)!
+        .click();
+    open(outcome.path!);
+    await until(() => expect(view.root.textContent).toContain('Lines 1–200 of 200'));
+    expect(view.all('.lt')).toHaveLength(200);
+    expect(view.all('.lt').at(-1)!.textContent).toBe(lines.at(-1));
+
+    open('/large_tool_results/blank');
+    await until(() => expect(view.root.textContent).toContain('Lines 1–500 of 5,000'));
+    button(view, 'Last page').click();
+    await until(() => expect(view.root.textContent).toContain('Lines 4,501–5,000 of 5,000'));
+    expect(view.all('.ln').at(-1)!.textContent).toBe('5000');
+  });
+
   it('shows a result the age limit (maxAgeMs) evicted as expired, and why when it is opened', async () => {
     const store = new MemoryOffloadStore();
     const day = 24 * 60 * 60 * 1000;

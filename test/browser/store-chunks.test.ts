@@ -4,7 +4,7 @@ import { type DBSchema, openDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdbConnection } from '../../lib/shared/indexeddb-connection.js';
 import { sliceLines, utf8Bytes } from '../../lib/shared/text.js';
-import type { OffloadDb } from '../../lib/store/indexeddb-schema.js';
+import { OFFLOAD_DB_LAYOUTS, type OffloadDb } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import { chunkText, defaultChunkChars } from '../../lib/store/text-chunks.js';
 import { integrity } from './fixtures/idb-integrity.js';
@@ -231,7 +231,13 @@ describe('IndexedDbOffloadStore opening a version 1 database', () => {
     await store.close();
 
     // Code of version 1 refuses the converted database rather than writing to it.
-    const older = new IdbConnection<Version1Db>({ name, version: 1, upgrade: () => {}, blockedTimeoutMs: 1000 });
+    const older = new IdbConnection<Version1Db>({
+      name,
+      version: 1,
+      upgrade: () => {},
+      layouts: { 1: OFFLOAD_DB_LAYOUTS[1]! },
+      blockedTimeoutMs: 1000,
+    });
     await expect(older.database()).rejects.toThrow(
       /written by a newer version of this app \(schema version \d+; this code knows up to 1\)/,
     );

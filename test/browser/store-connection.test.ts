@@ -61,7 +61,10 @@ describe('IndexedDB connections shared with other tabs (S4)', () => {
       name,
       version: 2,
       upgrade: () => {},
-      blockedTimeoutMs: 200,
+      layouts: { 1: [], 2: [] },
+      // The call after old.close() waits for the blocked upgrade to go through, up to this long:
+      // generous, for a busy machine.
+      blockedTimeoutMs: 2000,
     });
     const error = await connection.database().then(
       () => undefined,
@@ -114,6 +117,29 @@ describe('IndexedDbCheckpointer', () => {
     } finally {
       await first.deleteDatabase();
     }
+  });
+
+  it('adopts a bare database under its name (indexedDB.open(name)) and refuses one holding other stores (S6)', async () => {
+    const bare = fresh('checkpoints-bare');
+    (await stubbornConnection(bare, 1)).close();
+    const adopted = new IndexedDbCheckpointer({ name: bare });
+    try {
+      await adopted.save('t', { step: 1 });
+      expect(await adopted.load('t')).toEqual({ step: 1 });
+    } finally {
+      await adopted.deleteDatabase();
+    }
+    const foreign = fresh('checkpoints-foreign');
+    await openDB(foreign, 1, { upgrade: (database) => void database.createObjectStore('users') }).then((d) =>
+      d.close(),
+    );
+    const refused = new IndexedDbCheckpointer({ name: foreign });
+    await expect(refused.load('t')).rejects.toThrow(`"${foreign}": it is not this store's database`);
+    await refused.close();
+    const untouched = await openDB(foreign);
+    expect([untouched.version, [...untouched.objectStoreNames]]).toEqual([1, ['users']]);
+    untouched.close();
+    await deleteDB(foreign);
   });
 
   it('refuses what cannot be cloned, keeping the saved checkpoint, and names a bad thread id', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PendingRequests } from '../../inspector/pending-requests.js';
+import { type ChangeNotice, PROTOCOL } from '../../inspector/channel-protocol.js';
+import { ExposedSides, PendingRequests } from '../../inspector/pending-requests.js';
 
 describe('PendingRequests (the inspector channel, the DevTools port and the content script relay wait on it)', () => {
   beforeEach(() => {
@@ -42,7 +43,10 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
     const pending = new PendingRequests<number>(1000, (id) => timedOut.push(id));
     pending.add('a', 1);
     pending.add('b', 2);
-    expect(pending.values()).toEqual([1, 2]);
+    expect(pending.entries()).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
     expect(pending.takeAll()).toEqual([
       ['a', 1],
       ['b', 2],
@@ -50,5 +54,54 @@ describe('PendingRequests (the inspector channel, the DevTools port and the cont
     expect(pending.size).toBe(0);
     vi.advanceTimersByTime(5000);
     expect(timedOut).toEqual([]);
+  });
+
+  it('lets a request be sent again once after each reconnect, twice at most, and not after it is answered', () => {
+    const pending = new PendingRequests<string>(1000, () => {});
+    pending.add('a', 'read');
+    expect(pending.claimResend('a')).toBe(false); // no reconnect since it was sent
+    pending.reconnected();
+    pending.add('b', 'list'); // sent after that reconnect
+    expect(pending.claimResend('a')).toBe(true);
+    expect(pending.claimResend('a')).toBe(false);
+    expect(pending.claimResend('b')).toBe(false);
+    pending.add('a', 'read'); // asked again: its whole time again, its sends remembered
+    expect(pending.claimResend('a')).toBe(false);
+    pending.reconnected();
+    expect(pending.claimResend('a')).toBe(true);
+    pending.reconnected();
+    expect(pending.claimResend('a')).toBe(false); // sent again twice already
+    expect(pending.claimResend('b')).toBe(true);
+    pending.take('b');
+    pending.reconnected();
+    expect(pending.claimResend('b')).toBe(false);
+  });
+});
+
+describe('ExposedSides (when an "exposed" notice is a reconnect)', () => {
+  const exposed = (instance?: string): ChangeNotice => ({
+    protocol: PROTOCOL,
+    kind: 'changed',
+    events: 0,
+    ...(instance === undefined ? {} : { instance }),
+  });
+
+  it('is new once per exposing side; a change notice, or a repeat, is none', () => {
+    const sides = new ExposedSides();
+    expect(sides.isNew({ protocol: PROTOCOL, kind: 'changed', events: 3, instance: 'a' })).toBe(false);
+    expect(sides.isNew(exposed('a'))).toBe(true);
+    expect(sides.isNew(exposed('a'))).toBe(false);
+    expect(sides.isNew(exposed('b'))).toBe(true);
+    expect(sides.isNew(exposed())).toBe(true); // an older version's, which names none: all count as one
+    expect(sides.isNew(exposed())).toBe(false);
+    expect(sides.isNew(exposed('__proto__'))).toBe(true);
+    expect(sides.isNew(exposed('__proto__'))).toBe(false);
+  });
+
+  it('forgets the oldest sides past 64', () => {
+    const sides = new ExposedSides();
+    for (let i = 0; i < 65; i++) expect(sides.isNew(exposed(`side-${i}`))).toBe(true);
+    expect(sides.isNew(exposed('side-64'))).toBe(false);
+    expect(sides.isNew(exposed('side-0'))).toBe(true);
   });
 });
