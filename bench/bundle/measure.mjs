@@ -247,7 +247,7 @@ const tried =
   'Done: re2js loads on the first grep/glob (45 kB); the read tools check their arguments by hand (no JSON Schema validator, 6 kB); ' +
   "they mount the offload's backend themselves (no CompositeBackend or MemoryBackend, 1.5 kB); the runtime is its own entry; " +
   "the read side (OffloadBackend's reads, the read tools' runs, MountedOffloadBackend, paging, grep, glob) loads on the first read by a dynamic import, " +
-  'the tools declared at once from modules apart from their runs (offload app 27.03 -> 22.21 kB initial, lazy 45.17 -> 51.40; AI SDK +27.93 -> +23.42; LangChain +27.43 -> +23.03; agent 45.42 -> 45.04, lazy 45.17 -> 47.47). ' +
+  'the tools declared at once from modules apart from their runs (measured on one tree: offload app 27.03 -> 22.21 kB initial, lazy 45.17 -> 51.40; AI SDK +27.93 -> +23.42; LangChain +27.43 -> +23.03; agent 45.42 -> 45.04, lazy 45.17 -> 47.47). ' +
   'Tried and reverted: the default memory store imported on first use — the store shell it shares became a chunk of its own and the initial chunks grew 0.7 kB. ' +
   'Left: the IndexedDB store is 11.7 kB of it (every rule: crash-safe commits with evictions, undo for Block, cross-tab events, validation of records read back, ' +
   'the seen-result record for A1/A2, the failure and eviction logs)';
