@@ -31,17 +31,6 @@ interface Allowed {
   packages: readonly string[];
 }
 
-const libParts = [
-  'lib/shared/',
-  'lib/tokens/',
-  'lib/runtime/',
-  'lib/models/',
-  'lib/backends/',
-  'lib/store/',
-  'lib/summarization/',
-  'lib/offload/',
-  'lib/agent/',
-] as const;
 const buildTools = ['vite', '@preact/preset-vite', 'node:fs', 'node:url'];
 
 const allowedImports: Record<string, Allowed> = {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/agent/create-agent.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import type { ToolSpec } from '../../lib/runtime/model.js';
 import { joinText } from '../../lib/shared/content.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { scriptedModel } from '../../lib/testing.js';
