@@ -1,19 +1,36 @@
 import { quoteForMessage } from '../shared/checks.js';
 import { cutLine, excerptAround } from '../shared/text.js';
 import type { GrepMatch, GrepMatches } from './backend.js';
-import { defineFileTool, type FileToolSpec, type PageLimits } from './file-tool.js';
-import { grepDeclaration, maxGrepMatches } from './file-tool-declarations.js';
+import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
 import { fitPage, maxLineChars, messagePage } from './file-tool-page.js';
-import { defaultMaxLines, longLineChars } from './grep-limits.js';
+import { defaultMaxLines, longLineChars, longMatchChars } from './grep-search.js';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { normalizePath } from './paths.js';
 
+const maxGrepMatches = 100;
 const grepExcerptChars = 300;
 
 /** grep: the lines matching a regular expression, in linear time (B3); `glob` says whether it takes a `glob` argument. */
 export function grepTool(limits: PageLimits, options: { glob: boolean }): FileToolSpec {
+  const { glob } = options;
   return defineFileTool<{ pattern: string; path?: string; glob?: string }>({
-    ...grepDeclaration(options),
+    name: 'grep',
+    description:
+      'Search file contents line by line for a regular expression in JavaScript syntax (no /slashes/ or flags). ' +
+      'Patterns run on a linear-time engine (RE2): backreferences (\\1) and lookahead/lookbehind are not supported; ' +
+      'start with (?i) for case-insensitive; \\d \\w \\s \\b are ASCII; \\p{L} and other Unicode classes work. ' +
+      `Returns path:line: text for each matching line (long lines shown around the match; at most ${maxGrepMatches} matches; ` +
+      `a search scans at most ${defaultMaxLines.toLocaleString('en-US')} lines, and in lines over ${longLineChars.toLocaleString('en-US')} characters a match longer than ${longMatchChars} may be missed). ` +
+      'path limits the search to a directory or file (default /)' +
+      (glob ? "; glob filters files: '*.md' matches file names anywhere, 'docs/**/*.md' paths relative to path." : '.'),
+    parameters: objectSchema(
+      {
+        pattern: { type: 'string', description: "A regular expression, e.g. 'error|warn' or '(?i)timeout'." },
+        path: { type: 'string', description: 'Directory or file to search. Default /.' },
+        ...(glob ? { glob: { type: 'string', description: "Only files matching this glob, e.g. '*.ts'." } } : {}),
+      },
+      ['pattern'],
+    ),
     run: async (args, backend, signal) => {
       const regex = await compileLinearRegex(args.pattern);
       const dir = normalizePath(args.path ?? '/');

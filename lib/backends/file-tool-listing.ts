@@ -2,15 +2,16 @@ import { quoteForMessage } from '../shared/checks.js';
 import type { FilePage } from '../shared/content.js';
 import { cutLine } from '../shared/text.js';
 import type { FileInfo } from './backend.js';
-import { defineFileTool, type FileToolSpec, type PageLimits } from './file-tool.js';
-import { globDeclaration, lsDeclaration } from './file-tool-declarations.js';
+import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
 import { fitPage, maxLineChars, messagePage, moreItemsNote } from './file-tool-page.js';
 import { normalizePath } from './paths.js';
 
 /** ls: the entries directly in a directory. */
 export function lsTool(limits: PageLimits): FileToolSpec {
   return defineFileTool<{ path: string }>({
-    ...lsDeclaration(),
+    name: 'ls',
+    description: 'List the files and directories directly in a directory (directories end with /). Use / for the root.',
+    parameters: objectSchema({ path: { type: 'string', description: "Absolute directory path, e.g. '/'." } }, ['path']),
     run: async (args, backend) => {
       const dir = normalizePath(args.path);
       const entries = await backend.ls(dir);
@@ -23,7 +24,17 @@ export function lsTool(limits: PageLimits): FileToolSpec {
 /** glob: the files whose paths match a pattern. */
 export function globTool(limits: PageLimits): FileToolSpec {
   return defineFileTool<{ pattern: string; path?: string }>({
-    ...globDeclaration(),
+    name: 'glob',
+    description:
+      'Find files by path pattern: * matches within one path segment, ** any number of segments, ? one character, {a,b} either. ' +
+      "Relative patterns are matched against paths relative to path (default /), e.g. '**/*.json'.",
+    parameters: objectSchema(
+      {
+        pattern: { type: 'string', description: "Glob pattern, e.g. '**/*.txt'." },
+        path: { type: 'string', description: 'Directory to search. Default /.' },
+      },
+      ['pattern'],
+    ),
     run: async (args, backend) => {
       const dir = normalizePath(args.path ?? '/');
       const files = await backend.glob(args.pattern, { path: dir });

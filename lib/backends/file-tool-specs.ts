@@ -1,4 +1,5 @@
-import { type FileToolSpec, pageLimits } from './file-tool.js';
+import { checkInteger } from '../shared/checks.js';
+import type { FileToolSpec, PageLimits } from './file-tool.js';
 import { grepTool } from './file-tool-grep.js';
 import { globTool, lsTool } from './file-tool-listing.js';
 import { readFileTool } from './file-tool-read-file.js';
@@ -9,6 +10,17 @@ export interface FileToolSpecOptions {
   maxPageTokens?: number;
   /** Whether grep takes a `glob` argument; default true. */
   grepGlob?: boolean;
+}
+
+const defaultPageTokens = 5000;
+const minPageTokens = 1000;
+/** Characters kept free in a page for its closing line; closing lines never echo model-sized input. */
+const noteReserve = 400;
+
+/** The page limits of every file tool for `maxPageTokens` (default 5000, at least 1000). */
+export function pageLimits(maxPageTokens: number = defaultPageTokens): PageLimits {
+  checkInteger('fileTools maxPageTokens', maxPageTokens, minPageTokens);
+  return { maxPageTokens, chars: maxPageTokens * 4 - noteReserve };
 }
 
 /**

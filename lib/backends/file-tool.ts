@@ -1,4 +1,3 @@
-import { checkInteger } from '../shared/checks.js';
 import type { FilePage, JsonSchema } from '../shared/content.js';
 import type { Backend } from './backend.js';
 
@@ -18,9 +17,6 @@ export interface FileToolSpec<A = Record<string, unknown>> {
   run(args: A, backend: Backend, signal?: AbortSignal): Promise<FilePage>;
 }
 
-/** How a file tool is declared to a model: its name, description and JSON Schema, without the code that runs it. */
-export type FileToolDeclaration = Pick<FileToolSpec, 'name' | 'description' | 'parameters'>;
-
 /** What every page of the file tools is held to. */
 export interface PageLimits {
   /** The most estimated tokens of a page, as the descriptions say. */
@@ -37,15 +33,4 @@ export function defineFileTool<A>(definition: FileToolSpec<A>): FileToolSpec {
 /** The JSON Schema of a tool's arguments: an object of these properties and no others. */
 export function objectSchema(properties: Record<string, unknown>, required: string[]): JsonSchema {
   return { type: 'object', properties, required, additionalProperties: false };
-}
-
-const defaultPageTokens = 5000;
-const minPageTokens = 1000;
-/** Characters kept free in a page for its closing line; closing lines never echo model-sized input. */
-const noteReserve = 400;
-
-/** The page limits of every file tool for `maxPageTokens` (default 5000, at least 1000). */
-export function pageLimits(maxPageTokens: number = defaultPageTokens): PageLimits {
-  checkInteger('fileTools maxPageTokens', maxPageTokens, minPageTokens);
-  return { maxPageTokens, chars: maxPageTokens * 4 - noteReserve };
 }

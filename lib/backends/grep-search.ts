@@ -5,17 +5,24 @@
 import { checkInteger } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import type { GrepMatch, GrepMatches, GrepOptions, GrepStop } from './backend.js';
-import { defaultMaxLines, longLineChars, longMatchChars } from './grep-limits.js';
 import type { LinearRegex } from './linear-regex.js';
 import { nextTask } from './next-task.js';
 
 const defaultMaxMatches = 1000;
+export const defaultMaxLines = 1_000_000;
 /** Characters × RE2 instructions one call may spend: ~70 M characters of a plain pattern. */
 const maxWork = 2 ** 31;
 /** Characters × instructions of one piece's matching: about 1–15 ms, whatever the pattern. */
 const sliceWork = 2 ** 20;
 /** Milliseconds of a slice, after which it yields. */
 const sliceMs = 8;
+/**
+ * A line longer than this is matched in pieces of up to this many characters (fewer for a costly
+ * pattern, so one piece stays within a slice), each overlapping the next by a quarter of a piece.
+ */
+export const longLineChars = 65_536;
+/** The longest match a long line's pieces are sure to hold whole: the overlap at the costliest pattern. */
+export const longMatchChars = 256;
 
 function checkLimit(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;

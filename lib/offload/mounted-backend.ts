@@ -4,6 +4,7 @@ import { compileLinearRegex } from '../backends/linear-regex.js';
 import { isWithin, joinPath, normalizePath } from '../backends/paths.js';
 import type { ReadOptions } from '../backends/text-file.js';
 import { BackendError } from '../shared/errors.js';
+import type { OffloadBackend } from './offload-backend.js';
 import { offloadMount } from './result-path.js';
 
 const mountDir = offloadMount.slice(0, -1);
@@ -15,7 +16,7 @@ const mountDir = offloadMount.slice(0, -1);
  * general router in the offload. Read-only; grep takes no glob (the read tools' grep has none).
  */
 export class MountedOffloadBackend implements Backend {
-  constructor(readonly inner: Required<Backend>) {}
+  constructor(readonly inner: OffloadBackend) {}
 
   /** The path inside the mount, or undefined for a path outside it. */
   #inner(path: string): string | undefined {

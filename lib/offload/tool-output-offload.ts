@@ -5,6 +5,7 @@ import type { AppliedChange, WritableOffloadStore } from '../store/offload-store
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
+import { MountedOffloadBackend } from './mounted-backend.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadResultInput, offloadResult } from './offload-result.js';
 import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
@@ -126,7 +127,7 @@ export class ToolOutputOffload {
    */
   readTools(threadId?: string): OffloadReadTool[] {
     if (threadId !== undefined) this.backend(threadId); // checks the thread id now, not at the first call
-    const backendOf = (thread: string) => this.backend(thread);
+    const backendOf = (thread: string) => new MountedOffloadBackend(this.backend(thread));
     return offloadReadTools(threadId, backendOf, (toolName) => this.thresholdFor(toolName), this.measure);
   }
 
