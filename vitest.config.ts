@@ -16,6 +16,7 @@ export default defineConfig({
           // Deadlines are for hangs, not speed (timing goals live in the bench): CI machines are busy.
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          expect: { poll: { timeout: 30_000 } },
         },
       },
       {
@@ -25,6 +26,7 @@ export default defineConfig({
           include: ['test/browser/**/*.test.{ts,tsx}'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          expect: { poll: { timeout: 30_000 } },
           browser: browsers.browser,
         },
       },

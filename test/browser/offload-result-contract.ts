@@ -185,9 +185,12 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
         const offload = new ToolOutputOffload({ store: slow, thresholdTokens: 1000 });
         const input = { threadId: 't', callId: 'c1', toolName: 'fetch', content: bigText('a') };
         const pending = [offload.offloadResult(input), offload.offloadResult({ ...input })];
-        const first = await pending[0]!;
+        // The call that staged first commits first (which one that is depends on how the two hashes
+        // interleave); the other's stage waits for it.
+        const first = await Promise.race(pending);
         release();
-        const second = await pending[1]!;
+        const both = await Promise.all(pending);
+        const second = both.find((result) => result !== first)!;
         expect(stages).toBe(2);
         expect([first.stored, second.stored]).toEqual([true, false]);
         expect(second.text).toBe(first.text);

@@ -25,6 +25,7 @@ it("greps and globs under script-src 'self' (no eval), with the catastrophic pat
   timeout: 60_000,
 }, async () => {
   const page = await browser.newPage();
+  page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
   await page.goto(server.url);
   const result = await page.evaluate(() => cspPage);
   expect(result.evalRefused).toBe(true);

@@ -29,6 +29,8 @@ async function closeDemo(page: Page): Promise<void> {
 /** A fresh browser profile (empty IndexedDB and storage) with the demo open. */
 async function openDemo(): Promise<Page> {
   const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+  // Playwright's 30 s default is a deadline a busy CI machine can miss: these wait for hangs only.
+  context.setDefaultTimeout(120_000);
   const page = await context.newPage();
   pageErrors.length = 0;
   page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -59,6 +59,7 @@ describe('a fresh app that follows only the README', () => {
     const browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
     try {
       const page = await browser.newPage();
+      page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
       const logged: string[] = [];
       const errors: string[] = [];
       page.on('console', (message) => logged.push(message.text()));

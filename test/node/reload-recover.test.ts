@@ -48,6 +48,7 @@ async function ready(page: Page, life: number): Promise<void> {
 /** A fresh tab (its own sessionStorage and databases) in its first life, and the errors its pages throw. */
 async function openPage(scenario: Scenario): Promise<{ page: Page; errors: string[] }> {
   const page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${base}?db=reload-${scenario}-${Date.now()}&scenario=${scenario}`);
