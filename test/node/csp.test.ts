@@ -14,7 +14,7 @@ let browser: Awaited<ReturnType<typeof chromium.launch>>;
 beforeAll(async () => {
   server = await startPageServer('csp-page.html');
   browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();

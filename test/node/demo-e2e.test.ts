@@ -11,12 +11,12 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   server = await startDemo();
   browser = await launchChromium();
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-}, 120_000);
+}, 600_000);
 
 const pageErrors: string[] = [];
 
@@ -110,7 +110,7 @@ describe('the demo, as a newcomer uses it', () => {
     expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
     expect(await page.getByRole('status').count()).toBe(0); // nothing is running after the reload
     await closeDemo(page);
-  }, 120_000);
+  }, 600_000);
 
   it('a reload in the middle of a run continues it (agent.recover) to the same end', async () => {
     const page = await openDemo();
@@ -120,7 +120,7 @@ describe('the demo, as a newcomer uses it', () => {
     await page.getByText('Continuing the run the reload interrupted.').waitFor();
     await expectScenarioShown(page);
     await closeDemo(page);
-  }, 120_000);
+  }, 600_000);
 
   it('"Clear thread" starts an empty thread and removes its stored results', async () => {
     const page = await openDemo();
@@ -133,7 +133,7 @@ describe('the demo, as a newcomer uses it', () => {
     await page.reload();
     await expect.poll(() => page.getByText(/Try the offline scenario/).count()).toBe(1);
     await closeDemo(page);
-  }, 120_000);
+  }, 600_000);
 });
 
 // Stored paths are named by offloadResult (the framework's tool call id and a hash of the text), not by the runtime's idempotency keys.
@@ -162,7 +162,7 @@ describe.each([
     await expectScenarioShown(page);
     expect(await page.getByRole('region', { name: 'Conversation' }).textContent()).toBe(before);
     await closeDemo(page);
-  }, 120_000);
+  }, 600_000);
 });
 
 describe('the demo with an OpenAI-compatible endpoint (a fake one, by route interception)', () => {
@@ -251,5 +251,5 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
     }
     expect(bodies).toHaveLength(5);
     await closeDemo(page);
-  }, 120_000);
+  }, 600_000);
 });

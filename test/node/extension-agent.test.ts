@@ -33,7 +33,7 @@ beforeAll(async () => {
   buildExtension('examples/extension-agent/vite.config.ts', outDir);
   server = await startLargePageServer();
   ({ context, extensionId } = await launchWithExtension(outDir, profileDir));
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   await context?.close();
@@ -172,7 +172,7 @@ async function expectCompleteThread(): Promise<string> {
   return stored[0]!.replace('offloaded → ', '');
 }
 
-describe('the extension agent', { timeout: 300_000 }, () => {
+describe('the extension agent', { timeout: 600_000 }, () => {
   it('passes the same CSP and no-eval checks as the DevTools panel; the side panel and agent are declared', () => {
     expect(expectCspSafeExtension(outDir)).toEqual(['sidepanel.html']);
     const manifest = JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'));

@@ -32,7 +32,7 @@ beforeAll(async () => {
   buildExtension('extension/vite.config.ts', outDir);
   server = await startPageServer();
   ({ context, worker, extensionId } = await launchWithExtension(outDir, profileDir));
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   await context?.close();
@@ -68,7 +68,7 @@ const paths = (panel: Page) => panel.locator('tbody tr.row td:first-child');
 const textOf = (panel: Page, selector: string) => async () =>
   (await panel.locator(selector).count()) > 0 ? ((await panel.locator(selector).first().textContent()) ?? '') : '';
 
-describe('the built extension', { timeout: 180_000 }, () => {
+describe('the built extension', { timeout: 600_000 }, () => {
   it('is an MV3 extension whose pages load only their own module scripts (no inline script, no eval)', () => {
     expect(expectCspSafeExtension(outDir)).toEqual(['devtools.html', 'panel.html']);
     const manifest = JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'));

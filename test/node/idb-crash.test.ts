@@ -22,7 +22,7 @@ const engines = await nodeEngines();
 
 beforeAll(async () => {
   server = await startPageServer();
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await server?.close();
@@ -76,7 +76,7 @@ describe.each(engines)('IndexedDbOffloadStore when its tab is killed mid-write (
       await context.close();
       rmSync(profile, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 600_000);
 });
 
 if (engines.length === 0) it.skip('S2 needs Chromium or Firefox: BROWSERS names neither', () => {});

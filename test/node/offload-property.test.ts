@@ -306,5 +306,5 @@ describe('the offload against a reference model (property)', () => {
         ],
       },
     );
-  }, 120_000);
+  }, 600_000);
 });

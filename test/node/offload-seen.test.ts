@@ -7,7 +7,7 @@ const details = { toolName: 'fetch', thresholdTokens: 1000, previewLines: 10, ma
 
 describe('the record of results offloadResult stored (A2)', () => {
   // 10,000 commits take about a second alone, several on a busy machine.
-  it('holds for the newest 10,000 results of a thread and no more', { timeout: 180_000 }, async () => {
+  it('holds for the newest 10,000 results of a thread and no more', { timeout: 600_000 }, async () => {
     const store = new MemoryOffloadStore();
     const commit = async (key: string) => {
       await store.stage(result('t', key, 'x'));

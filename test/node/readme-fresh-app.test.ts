@@ -76,7 +76,7 @@ describe('a fresh app that follows only the README', () => {
     } finally {
       await browser.close();
     }
-  }, 120_000);
+  }, 600_000);
 
   it('links and images in the README resolve on the npm page (absolute, or files in the tarball)', async () => {
     const files = new Set(await packedFiles());
@@ -88,7 +88,7 @@ describe('a fresh app that follows only the README', () => {
       if (packed) expect(files, `${target} is not in the tarball`).toContain(packed);
     }
     expect(files).toContain('LICENSE');
-  }, 240_000);
+  }, 600_000);
 });
 
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await server.listen();
   base = server.resolvedUrls!.local[0]!;
   browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -110,7 +110,7 @@ describe('recover after a reload (IndexedDbCheckpointer + IndexedDbOffloadStore 
     expectWhole(report);
     expect(errors).toEqual([]);
     await page.context().close();
-  }, 120_000);
+  }, 600_000);
 
   it('a reload after the result was stored but before the checkpoint recorded it: the rerun replaces its own entry', async () => {
     const { page, errors } = await openPage('stored-not-saved');
@@ -150,5 +150,5 @@ describe('recover after a reload (IndexedDbCheckpointer + IndexedDbOffloadStore 
     expectWhole(settled);
     expect(errors).toEqual([]);
     await page.context().close();
-  }, 120_000);
+  }, 600_000);
 });
