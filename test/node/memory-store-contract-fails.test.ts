@@ -48,7 +48,7 @@ function* allTests(task: Task): Generator<Task> {
 }
 
 describe('storeContract fails a store that breaks a rule', () => {
-  it('a store that keeps no bound fails the bound tests', { timeout: 120_000 }, async () => {
+  it('a store that keeps no bound fails the bound tests', { timeout: 600_000 }, async () => {
     const failed = await failedTests(
       'unbounded',
       `const store = new MemoryOffloadStore();
@@ -84,7 +84,7 @@ describe('storeContract fails a store that breaks a rule', () => {
     ]);
   });
 
-  it('a store that lists a staged result before its commit fails', { timeout: 120_000 }, async () => {
+  it('a store that lists a staged result before its commit fails', { timeout: 600_000 }, async () => {
     const failed = await failedTests(
       'eager',
       `const store = new MemoryOffloadStore();
