@@ -3,6 +3,7 @@ import { joinText, toContent } from '../shared/content.js';
 import { isQuotaError } from '../shared/errors.js';
 import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
+import type { ContextRequest, FittedContext } from './context-request.js';
 import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { MountedOffloadBackend } from './mounted-backend.js';
@@ -201,6 +202,17 @@ export class ToolOutputOffload {
       await recordFailure(this.store, { threadId, key, path, toolName, bytes, at: Date.now(), error: why });
       return { failed: why };
     }
+  }
+
+  /**
+   * Fits one model request to the context budget (C1–C7) and measures it for the context ledger:
+   * which tool results to send as pointers or cut previews instead, and what to tell the app.
+   * Every way in calls it before each model call; a store failure never fails it (S3).
+   */
+  async fitContext(request: ContextRequest): Promise<FittedContext> {
+    // Placeholder until the budget lands: nothing replaced.
+    void request;
+    return { replacements: new Map(), events: [], tokens: 0 };
   }
 
   /**

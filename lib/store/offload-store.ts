@@ -143,6 +143,88 @@ export interface AppliedChange {
   entries: number;
 }
 
+/** How one tool result was shown in a model request: whole, as its preview, as a pointer (cleared, C2), or cut (C6, O9, O11). */
+export type ShownAs = 'whole' | 'preview' | 'pointer' | 'cut';
+
+/** One tool result in a ledger record: how it was shown and what it cost as shown. */
+export interface RequestResult {
+  toolCallId: string;
+  toolName: string;
+  /** Where it is stored (a preview's or a pointer's path); absent when it is not stored. */
+  path?: string;
+  shownAs: ShownAs;
+  /** Its estimated tokens as shown. */
+  tokens: number;
+}
+
+/**
+ * A request's estimated tokens by part; they sum to its `tokens`. `system` holds the system prompt
+ * and the tool specs; `messages` every message text and tool call's arguments but the tool results,
+ * which count in `whole`, `previews`, `pointers` or `cut` by how they were shown.
+ */
+export interface RequestParts {
+  system: number;
+  messages: number;
+  whole: number;
+  previews: number;
+  pointers: number;
+  cut: number;
+}
+
+/** One model request in a thread's context ledger: what it carried, measured; never any of its text. */
+export interface RequestRecord {
+  threadId: string;
+  /** The thread's model requests counted from 1, across turns and runtimes. */
+  step: number;
+  /** When, in ms since 1970. */
+  at: number;
+  /** The request's estimated tokens, measured as the context budget measures it (C1). */
+  tokens: number;
+  /** What the same request would have carried without the offload (every result whole). */
+  tokensWithoutOffload: number;
+  /** The context budget's maxRequestTokens, when one is set. */
+  budget?: number;
+  parts: RequestParts;
+  results: RequestResult[];
+}
+
+/** A tool result cleared from a thread's requests (C2–C4): every later request shows its pointer instead. */
+export interface ClearedResult {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  /** The path the pointer names; absent for a file tool's page (its pointer names the call to repeat, O11). */
+  path?: string;
+  /** Exactly the text every later request of the thread shows instead of the result (at most 60 estimated tokens). */
+  pointer: string;
+  /** The result's estimated tokens when it was cleared, as it was shown then. */
+  tokens: number;
+  /** The step (see RequestRecord) that first cleared it. */
+  step: number;
+  at: number;
+}
+
+/**
+ * What one model request writes, in one atomic unit: its ledger record and the results it cleared
+ * first. The store numbers the step; a result already cleared keeps its first record.
+ */
+export interface RequestChange {
+  threadId: string;
+  /** Tags the clearings, so an output Block of the turn takes them back (C7). */
+  turnId?: string;
+  at: number;
+  record: Omit<RequestRecord, 'threadId' | 'step' | 'at'>;
+  cleared: readonly Omit<ClearedResult, 'threadId' | 'step' | 'at'>[];
+  /** The newest records a thread's ledger keeps; default 10,000. */
+  retention?: number;
+}
+
+/** What `recordRequest` did: the step it numbered, and the thread's cleared results after it. */
+export interface RecordedRequest {
+  step: number;
+  cleared: ClearedResult[];
+}
+
 /** What `readLines` returns: the lines asked for and the text's line count. */
 export interface LinesRead {
   text: string;
@@ -233,6 +315,10 @@ export interface OffloadStore {
    * here, with their keys, for the inspector (S2). Optional for custom stores.
    */
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
+  /** The thread's context ledger (issue 24): one record per model request, oldest first. Optional for custom stores. */
+  requests?(threadId: string): Promise<RequestRecord[]>;
+  /** The results cleared from the thread's requests (C4), oldest first. Optional for custom stores. */
+  cleared?(threadId: string): Promise<ClearedResult[]>;
   /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
   close?(): Promise<void>;
 }
@@ -302,8 +388,20 @@ export interface WritableOffloadStore extends OffloadStore {
    * fails too. The thread keeps its newest failures (a retention, like the eviction log).
    */
   reportFailure(failure: StoreFailure): Promise<void>;
+  /** The results cleared from the thread's requests (C4), oldest first (by step). */
+  cleared?(threadId: string): Promise<ClearedResult[]>;
+  /** The thread's context ledger, oldest first. */
+  requests?(threadId: string): Promise<RequestRecord[]>;
   /**
-   * Deletes a thread's entries, staged texts, undo data, seen results and failures. The eviction
+   * Records one model request (RequestChange): numbers it (the thread's next step), keeps its ledger
+   * record (the newest `retention` a thread) and the results it cleared (a toolCallId cleared before
+   * keeps its first record); tells a 'request' event once kept. Cleared records tagged with a turn
+   * are taken back by `restoreTurn` of that turn, and kept by its `settle`. Checks every field (a
+   * bad one is a TypeError naming it).
+   */
+  recordRequest?(change: RequestChange): Promise<RecordedRequest>;
+  /**
+   * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and ledger. The eviction
    * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
    * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
    * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.

@@ -1,0 +1,77 @@
+// The words every way in uses to hand the offload one model request (C1) and take back what to
+// send instead (C2, C6): a request in no framework's terms, and the plan for it.
+
+/** The `contextBudget` option of ToolOutputOffload (C1–C7). */
+export interface ContextBudget {
+  /** Integer ≥ 2000: the most estimated tokens one model request may carry. */
+  maxRequestTokens: number;
+  /** Integer ≥ 0, default 3: the newest tool results (of any tool) are never cleared. */
+  keepRecentResults?: number;
+  /** Integer ≥ 0, default a quarter of maxRequestTokens: when clearing runs, it frees at least this much. */
+  clearAtLeastTokens?: number;
+  /** Results of these tools are never cleared. */
+  excludeTools?: readonly string[];
+}
+
+/** A tool call an assistant message asked for; its arguments count as their JSON. */
+export interface ContextToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+/** One message of a request: text (with the tool calls it asked for), or one tool result. */
+export type ContextMessage =
+  | { role: 'system' | 'user' | 'assistant'; text: string; toolCalls?: readonly ContextToolCall[] }
+  | {
+      role: 'tool';
+      toolCallId: string;
+      toolName: string;
+      /** The result's text as the model would be sent it (all text parts joined; JSON as the provider sends it). */
+      text: string;
+      /** How many non-text parts (images, files) it carries: a pointer drops them. */
+      mediaParts?: number;
+    };
+
+/** A tool the request offers the model; it counts as the JSON of its name, description and parameters. */
+export interface ContextToolSpec {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+}
+
+/** One model request, as a way in hands it to `ToolOutputOffload.fitContext`. */
+export interface ContextRequest {
+  threadId: string;
+  /** The built-in agent's turn: clearings are tagged with it, so an output Block takes them back (C7). */
+  turnId?: string;
+  /** The system prompt as it will be sent, the offload's lines included. */
+  system: string;
+  tools: readonly ContextToolSpec[];
+  messages: readonly ContextMessage[];
+  /** The read tools the model has (read_file, grep…): pointers name only these. Default: all. */
+  readTools?: readonly string[];
+}
+
+/** A tool result's text to send instead of its own. */
+export interface ContextReplacement {
+  /** A pointer (cleared, C2) or a preview cut to its header (C6). */
+  shownAs: 'pointer' | 'cut';
+  text: string;
+  /** Send none of its non-text parts (a pointer drops them, and says so). */
+  dropMedia: boolean;
+}
+
+/** What fitting a request to the budget told: results cleared (C6), or the request over the budget anyway. */
+export type ContextEvent =
+  | { type: 'context-cleared'; threadId: string; paths: string[]; tokensBefore: number; tokensAfter: number }
+  | { type: 'context-over-budget'; threadId: string; tokens: number; budget: number };
+
+/** What to send for one request: replacements of some tool results, and what to tell the app. */
+export interface FittedContext {
+  /** By index into the request's `messages` (tool results only); every other message is sent as it is. */
+  replacements: ReadonlyMap<number, ContextReplacement>;
+  events: ContextEvent[];
+  /** The request's estimated tokens once the replacements are made. */
+  tokens: number;
+}
