@@ -24,7 +24,7 @@ function repositoryFiles(dir = root): string[] {
  */
 function citedIds(text: string): string[] {
   const ids = new Set<string>();
-  for (const m of text.matchAll(/\b([ROBSIA])(\d{1,2})(?:\s?[–-]\s?\1?(\d{1,2}))?\b/g)) {
+  for (const m of text.matchAll(/\b([ROBSIAC])([1-9]\d?)(?:\s?[–-]\s?\1?(\d{1,2}))?\b/g)) {
     const [, letter, from, to] = m;
     const last = to === undefined ? Number(from) : Number(to);
     for (let n = Number(from); n <= Math.max(Number(from), last); n++) ids.add(`${letter}${n}`);
@@ -68,7 +68,7 @@ describe('docs/RULES.md', () => {
 
   it('defines each rule of every part once', () => {
     const ids = [...rules.matchAll(/^- \*\*([A-Z]\d{1,2})\*\*/gm)].map((m) => m[1]!);
-    expect(ids).toEqual(expect.arrayContaining(citedIds('R1–R10 O1–O12 B1–B4 S1–S5 I1–I4 A1–A4')));
+    expect(ids).toEqual(expect.arrayContaining(citedIds('R1–R10 O1–O12 B1–B4 S1–S5 I1–I4 A1–A4 C1–C7')));
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 
