@@ -197,7 +197,7 @@ export interface ClearedResult {
   path?: string;
   /** Exactly the text every later request of the thread shows instead of the result (at most 60 estimated tokens). */
   pointer: string;
-  /** The result's estimated tokens when it was cleared, as it was shown then. */
+  /** The result's estimated tokens as the tool returned it (whole): what the ledger counts without the offload. */
   tokens: number;
   /** The step (see RequestRecord) that first cleared it. */
   step: number;
@@ -215,8 +215,6 @@ export interface RequestChange {
   at: number;
   record: Omit<RequestRecord, 'threadId' | 'step' | 'at'>;
   cleared: readonly Omit<ClearedResult, 'threadId' | 'step' | 'at'>[];
-  /** The newest records a thread's ledger keeps; default 10,000. */
-  retention?: number;
 }
 
 /** What `recordRequest` did: the step it numbered, and the thread's cleared results after it. */
