@@ -55,17 +55,20 @@ function pointerForms(facts: PointerFacts): string[] {
   const named = (chars: number) => `Result of ${JSON.stringify(cutToChars(facts.toolName, chars))}`;
   const forms: string[] = [];
   if (facts.path !== undefined) {
+    const { path } = facts;
     const how = howToRead(facts.readTools);
-    const where = `stored at ${facts.path}`;
     const reading =
       how === undefined ? ' for the app (you have no tool to read it).' : `. To see it again: ${how} that path.`;
+    const alone = media === '' ? '' : ` (${media.slice(2)})`;
     for (const chars of [64, 24, 8])
-      forms.push(`[Cleared from context] ${named(chars)} (${size}${media}), ${where}${reading}`);
-    forms.push(`[Cleared from context] A tool result (${size}${media}), ${where}${reading}`);
-    forms.push(`[Cleared from context] A tool result${media ? ` (${media.slice(2)})` : ''}, ${where}${reading}`);
-    forms.push(
-      `[Cleared] ${facts.path}${media ? ` (${media.slice(2)})` : ''}${how === undefined ? '' : `: ${how} it`}.`,
-    );
+      forms.push(`[Cleared from context] ${named(chars)} (${size}${media}), stored at ${path}${reading}`);
+    forms.push(`[Cleared from context] A tool result (${size}${media}), stored at ${path}${reading}`);
+    forms.push(`[Cleared from context] A tool result${alone}, stored at ${path}${reading}`);
+    // The shortest, for a long key under a tokenizer that splits it finely: the path whole, the rest in few words.
+    const dropped = facts.mediaParts === 0 ? '' : ` (${facts.mediaParts} media dropped)`;
+    const short = how === undefined ? ' (no tool to read it)' : `: ${how} it`;
+    forms.push(`[Cleared] ${path}${dropped}${short}.`);
+    if (how === 'read_file or grep') forms.push(`[Cleared] ${path}${dropped}; read_file/grep it.`);
     return forms;
   }
   const args = argsJson(facts.args);
