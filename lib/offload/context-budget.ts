@@ -445,21 +445,21 @@ export class ContextFitter {
     const isPage = (readToolNames as readonly string[]).includes(message.toolName) || readsFromMount(call?.args);
     const base = { toolCallId: message.toolCallId, toolName: message.toolName, tokens: slot.wholeTokens };
     if (slot.header !== undefined) {
-      const { path, originalBytes, originalTokens } = slot.header;
-      const pointer = clearedPointer({ ...facts, path, bytes: originalBytes, tokens: originalTokens }, measure);
+      const { path, originalTokens } = slot.header;
+      const pointer = clearedPointer({ ...facts, path, tokens: originalTokens }, measure);
       return pointer !== undefined && this.#tokens.of(pointer) < slot.tokens ? { ...base, path, pointer } : undefined;
     }
     const bytes = utf8Bytes(slot.text);
     if (isPage) {
       // O11: a file tool's page is never stored again; its pointer names the call to repeat.
-      const pointer = clearedPointer({ ...facts, bytes, tokens: slot.tokens, args: call?.args }, measure);
+      const pointer = clearedPointer({ ...facts, tokens: slot.tokens, args: call?.args }, measure);
       return pointer !== undefined && this.#tokens.of(pointer) < slot.tokens ? { ...base, pointer } : undefined;
     }
     // Stored whole or not at all: a stored copy cut to maxResultBytes would not read back as the result.
     if (bytes > limits.maxResultBytes) return undefined;
     const key = await resultKeyFor(message.toolCallId, slot.text);
     const path = resultPath(key);
-    const pointer = clearedPointer({ ...facts, path, bytes, tokens: slot.tokens }, measure);
+    const pointer = clearedPointer({ ...facts, path, tokens: slot.tokens }, measure);
     if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
     if (!(await this.#store(request, slot, key, pointer, bytes))) return undefined;
     return { ...base, path, pointer };

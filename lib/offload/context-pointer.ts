@@ -10,8 +10,7 @@ export const maxPointerTokens = 60;
 /** What a pointer says about the result it stands for. */
 export interface PointerFacts {
   toolName: string;
-  /** UTF-8 bytes and estimated tokens of what reading it back gives. */
-  bytes: number;
+  /** Estimated tokens of what reading it back gives. */
   tokens: number;
   /** Its non-text parts (images, files), which the pointer drops. */
   mediaParts: number;
@@ -51,14 +50,14 @@ function argsJson(args: unknown): string | undefined {
 /** The forms of a pointer, fullest first: each later one leaves out or cuts what a hostile name or argument may inflate. */
 function pointerForms(facts: PointerFacts): string[] {
   const media = mediaWords(facts.mediaParts);
-  const size = `${facts.bytes} bytes, about ${facts.tokens} tokens`;
+  // Its size in tokens alone: what the model weighs, and every character here is paid again each request.
+  const size = `about ${facts.tokens} tokens`;
   const named = (chars: number) => `Result of ${JSON.stringify(cutToChars(facts.toolName, chars))}`;
   const forms: string[] = [];
   if (facts.path !== undefined) {
     const { path } = facts;
     const how = howToRead(facts.readTools);
-    const reading =
-      how === undefined ? ' for the app (you have no tool to read it).' : `. To see it again: ${how} that path.`;
+    const reading = how === undefined ? ' for the app (you have no tool to read it).' : `. Read it with ${how}.`;
     const alone = media === '' ? '' : ` (${media.slice(2)})`;
     for (const chars of [64, 24, 8])
       forms.push(`[Cleared from context] ${named(chars)} (${size}${media}), stored at ${path}${reading}`);

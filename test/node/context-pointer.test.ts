@@ -66,10 +66,9 @@ describe('the pointer (C2)', () => {
     const preview = await storedPreview(offload, 't1', 'call-orders-1', 'fetch_orders', text);
     const messages = conversation([{ id: 'c1', toolName: 'fetch_orders', text: preview }]);
     const fitted = await offload.fitContext(request('t1', messages, { system: longSystem }));
-    const bytes = new TextEncoder().encode(text).length;
     expect(fitted.replacements.get(2)).toEqual({
       shownAs: 'pointer',
-      text: `[Cleared from context] Result of "fetch_orders" (${bytes} bytes, about ${Math.ceil(text.length / 4)} tokens), stored at /large_tool_results/call-orders-1. To see it again: read_file or grep that path.`,
+      text: `[Cleared from context] Result of "fetch_orders" (about ${Math.ceil(text.length / 4)} tokens), stored at /large_tool_results/call-orders-1. Read it with read_file or grep.`,
       dropMedia: true,
     });
   });
@@ -83,8 +82,8 @@ describe('the pointer (C2)', () => {
       const fitted = await offload.fitContext(request('t1', messages, { system: longSystem, readTools }));
       return fitted.replacements.get(2)!.text;
     };
-    expect(await forTools(['grep'])).toMatch(/stored at \/large_tool_results\/k1\. To see it again: grep that path\.$/);
-    expect(await forTools(['read_file', 'ls'])).toMatch(/To see it again: read_file that path\.$/);
+    expect(await forTools(['grep'])).toMatch(/stored at \/large_tool_results\/k1\. Read it with grep\.$/);
+    expect(await forTools(['read_file', 'ls'])).toMatch(/\. Read it with read_file\.$/);
     expect(await forTools([])).toMatch(
       /stored at \/large_tool_results\/k1 for the app \(you have no tool to read it\)\.$/,
     );
@@ -101,7 +100,7 @@ describe('the pointer (C2)', () => {
     const [first, second] = [fitted.replacements.get(2)!, fitted.replacements.get(4)!];
     expect(first).toMatchObject({ shownAs: 'pointer', dropMedia: true });
     expect(first.text).toMatch(
-      /^\[Cleared from context\] Result of "screenshot" \(\d+ bytes, about 1200 tokens; its 2 images\/files are not shown\), stored at \/large_tool_results\/c1-[0-9a-f]{24}\./,
+      /^\[Cleared from context\] Result of "screenshot" \(about 1200 tokens; its 2 images\/files are not shown\), stored at \/large_tool_results\/c1-[0-9a-f]{24}\./,
     );
     expect(second.text).toContain('; its 1 image/file is not shown)');
     expect(applied(messages, fitted)[2]).toMatchObject({ role: 'tool', mediaParts: 0, text: first.text });
@@ -151,7 +150,6 @@ describe('the pointer (C2)', () => {
             for (const readTools of [undefined, [], ['grep']]) {
               const facts = {
                 toolName,
-                bytes: 2 ** 52,
                 tokens: 2 ** 52,
                 mediaParts,
                 readTools,

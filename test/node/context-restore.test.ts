@@ -108,7 +108,7 @@ describe('a cleared result can be read back (C3)', () => {
       request('t1', messages, { system: longSystem, readTools: ['read_file', 'ls'] }),
     );
     expect(fitted.replacements.get(2)!.text).toMatch(
-      /^\[Cleared from context\] Result of "read_file" \(\d+ bytes, about 1500 tokens\)\. To see it again, call read_file \{"path":"\/large_tool_results\/k1","offset":200,"limit":100\}\.$/,
+      /^\[Cleared from context\] Result of "read_file" \(about 1500 tokens\)\. To see it again, call read_file \{"path":"\/large_tool_results\/k1","offset":200,"limit":100\}\.$/,
     );
     expect(fitted.replacements.get(4)!.text).toContain(
       'To see it again, call summarize_file {"file":"/large_tool_results/k1"}.',
