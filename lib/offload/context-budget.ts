@@ -162,7 +162,7 @@ interface Slot {
 type NewClearing = Omit<ClearedResult, 'threadId' | 'step' | 'at'>;
 
 /** What fitContext needs of its ToolOutputOffload. */
-export interface FitterOptions {
+interface FitterOptions {
   store: WritableOffloadStore;
   measure: TokenMeasure;
   budget: ResolvedContextBudget | undefined;
@@ -440,7 +440,7 @@ export class ContextFitter {
     call: ContextToolCall | undefined,
   ): Promise<NewClearing | undefined> {
     const { message } = slot;
-    const { measure, store, limits } = this.#options;
+    const { measure, limits } = this.#options;
     const facts = { toolName: message.toolName, mediaParts: message.mediaParts ?? 0, readTools: request.readTools };
     const isPage = (readToolNames as readonly string[]).includes(message.toolName) || readsFromMount(call?.args);
     const base = { toolCallId: message.toolCallId, toolName: message.toolName, tokens: slot.wholeTokens };

@@ -8,7 +8,7 @@ import type { TokenMeasure } from '../tokens/token-measure.js';
 export const maxPointerTokens = 60;
 
 /** What a pointer says about the result it stands for. */
-export interface PointerFacts {
+interface PointerFacts {
   toolName: string;
   /** Estimated tokens of what reading it back gives. */
   tokens: number;

@@ -1,5 +1,5 @@
-import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
+import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { offloadMount } from './result-path.js';
 

@@ -67,12 +67,6 @@ describe('a 100-step session under a budget', () => {
         expect(fitted.replacements.get(at)?.shownAs).toBe('pointer');
       }
     }
-    const ledgerNow = await ledgerOf(store, 't1', 100);
-    console.log(
-      'DBG',
-      overBudget,
-      JSON.stringify(ledgerNow.filter((r, i) => i % 10 === 9).map((r) => [r.step, r.tokens, r.parts])),
-    );
     expect(overBudget).toBe(0);
     expect(pointers.size).toBeGreaterThan(80);
 
