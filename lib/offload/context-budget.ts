@@ -70,6 +70,11 @@ class TokenCounts {
   }
 }
 
+/** Whether `text` is the preview `preview` (as the offload made it), or that preview cut to its header (C6). */
+function isPreviewOf(preview: string, text: string): boolean {
+  return preview === text || readPreviewHeader(preview)?.headerOnly === text;
+}
+
 /** A request, checked: what fitContext reads of each field is what it says. */
 function checkRequest(request: unknown): ContextRequest {
   const fail = (field: string, what: string, value: unknown): never => {
@@ -175,8 +180,8 @@ interface FitterOptions {
 export class ContextFitter {
   readonly #options: FitterOptions;
   readonly #tokens: TokenCounts;
-  /** `threadId\nkey` → the live entry's preview when checked, or true: a key the thread stored once (evicted since). */
-  readonly #previews = new Map<string, string | true>();
+  /** `threadId\nkey` → the live entry's preview when checked, true: a key the thread stored once (evicted since), false: none. */
+  readonly #previews = new Map<string, string | boolean>();
   /** Each thread's ledger writes not awaited, in order: the tail of its queue. */
   readonly #writes = new Map<string, Promise<unknown>>();
 
@@ -369,10 +374,7 @@ export class ContextFitter {
     for (const slot of headers) {
       const preview = stored.get(slot.header!.key);
       const header = slot.header!;
-      const genuine =
-        preview === true ||
-        preview === slot.text ||
-        (preview !== undefined && readPreviewHeader(preview)?.headerOnly === slot.text);
+      const genuine = preview === true || (typeof preview === 'string' && isPreviewOf(preview, slot.text));
       if (!genuine) {
         slot.header = undefined; // a header the store does not know: a tool's own text (shown whole)
         continue;
@@ -388,41 +390,43 @@ export class ContextFitter {
 
   /**
    * For each preview key, what the store knows of it: the live entry's preview, true when the
-   * thread stored it once (evicted since: logged, or seen), or nothing (a header a tool wrote, or a
-   * store that failed to say, S3). Known answers are kept: a key's entry never changes its preview.
+   * thread stored it once (evicted since: logged, or seen), false when it never did (a header a
+   * tool wrote). Answers are kept; a text that is not the kept preview asks again (a call run again
+   * replaces its entry). A store that fails to say (S3) leaves the key out: shown as it is.
    */
-  async #storedPreviews(threadId: string, slots: Slot[]): Promise<Map<string, string | true>> {
-    const known = new Map<string, string | true>();
+  async #storedPreviews(threadId: string, slots: Slot[]): Promise<Map<string, string | boolean>> {
+    const known = new Map<string, string | boolean>();
     const unknown = new Set<string>();
     for (const slot of slots) {
       const key = slot.header!.key;
       const cached = this.#previews.get(`${threadId}\n${key}`);
-      if (cached === undefined) unknown.add(key);
+      if (cached === undefined || (typeof cached === 'string' && !isPreviewOf(cached, slot.text))) unknown.add(key);
       else known.set(key, cached);
     }
     if (unknown.size === 0) return known;
     const { store } = this.#options;
     const keys = [...unknown];
+    const answers = new Map<string, string | boolean>();
     try {
       for (const entry of await store.list(threadId, { keys })) {
-        if (entry.threadId === threadId && unknown.has(entry.key)) known.set(entry.key, entry.preview);
+        if (entry.threadId === threadId && unknown.has(entry.key)) answers.set(entry.key, entry.preview);
       }
-      const left = keys.filter((key) => !known.has(key));
+      const left = keys.filter((key) => !answers.has(key));
       if (left.length > 0) {
         for (const record of await store.evictions(threadId, { keys: left })) {
-          if (record.threadId === threadId && unknown.has(record.key)) known.set(record.key, true);
+          if (record.threadId === threadId && unknown.has(record.key)) answers.set(record.key, true);
         }
       }
-      for (const key of keys.filter((key) => !known.has(key))) {
+      for (const key of keys.filter((key) => !answers.has(key))) {
         const seen = await store.seen(threadId, key);
-        if (seen !== undefined) known.set(key, seen.preview ?? true);
+        answers.set(key, seen === undefined ? false : (seen.preview ?? true));
       }
     } catch {
-      // S3: what could not be checked is shown as it is, and asked again next request.
+      return known; // S3: what could not be checked is shown as it is, and asked again next request
     }
-    for (const key of keys) {
-      const answer = known.get(key);
-      if (answer === undefined) continue;
+    for (const [key, answer] of answers) {
+      known.set(key, answer);
+      this.#previews.delete(`${threadId}\n${key}`);
       this.#previews.set(`${threadId}\n${key}`, answer);
       if (this.#previews.size > maxCheckedPreviews) this.#previews.delete(this.#previews.keys().next().value as string);
     }
