@@ -12,13 +12,13 @@ import {
   contextStore,
   conversation,
   ledgerOf,
+  longSystem,
   offloaded,
   request,
   type Step,
   textOf,
 } from './context-fixtures.js';
 
-const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;
 /** About 1,500 tokens: with two previews (header and ten lines, about 350 tokens each), just over a budget of 2,000. */
 const mediumSystem = `Be brief. ${'Check every figure twice. '.repeat(230)}`;
 

@@ -138,3 +138,6 @@ export async function offloaded(
   const outcome = await offload.offloadResult({ threadId, callId: id, toolName, content: text });
   return { text: outcome.text, path: outcome.path };
 }
+
+/** A system prompt of about 1,820 tokens: with a result or two, over a budget of 2,000. */
+export const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;

@@ -13,6 +13,7 @@ import {
   type ContextStore,
   contextStore,
   conversation,
+  longSystem,
   offloaded,
   request,
   textOf,
@@ -55,8 +56,6 @@ function budgeted(store: ContextStore, estimateTokens?: EstimateTokens) {
     contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 },
   });
 }
-
-const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;
 
 describe('the pointer (C2)', () => {
   it('reads as the design says: tool, size, path, how to read it back', async () => {

@@ -10,12 +10,11 @@ import {
   contextStore,
   conversation,
   ledgerOf,
+  longSystem,
   offloaded,
   request,
   textOf,
 } from './context-fixtures.js';
-
-const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;
 
 function budgeted(store: ContextStore, over: Partial<ConstructorParameters<typeof ToolOutputOffload>[0]> = {}) {
   return new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 }, ...over });
