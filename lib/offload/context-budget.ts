@@ -109,7 +109,9 @@ function checkMessage(message: unknown, at: string, fail: Fail): asserts message
   if (!isRecord(message)) fail(at, 'an object { role, text, … }', message);
   const m = message as Record<string, unknown>;
   if (m.role === 'tool') {
-    if (typeof m.toolCallId !== 'string') fail(`${at}.toolCallId`, 'a string', m.toolCallId);
+    // The ledger and the cleared records are keyed by it.
+    if (typeof m.toolCallId !== 'string' || m.toolCallId === '')
+      fail(`${at}.toolCallId`, 'a non-empty string', m.toolCallId);
     if (typeof m.toolName !== 'string') fail(`${at}.toolName`, 'a string', m.toolName);
     if (typeof m.text !== 'string') fail(`${at}.text`, 'a string', m.text);
     const media = m.mediaParts;

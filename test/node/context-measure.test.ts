@@ -91,6 +91,10 @@ describe('measuring a request (C1)', () => {
       [{ ...good, messages: [{ role: 'robot', text: '' }] }, /request\.messages\[0\]\.role must be/],
       [{ ...good, messages: [{ role: 'tool', toolCallId: 'a', toolName: 'b' }] }, /request\.messages\[0\]\.text/],
       [
+        { ...good, messages: [{ role: 'tool', toolCallId: '', toolName: 'b', text: '' }] },
+        /request\.messages\[0\]\.toolCallId must be a non-empty string/,
+      ],
+      [
         { ...good, messages: [{ role: 'tool', toolCallId: 'a', toolName: 'b', text: '', mediaParts: -1 }] },
         /request\.messages\[0\]\.mediaParts must be an integer ≥ 0/,
       ],
