@@ -67,14 +67,23 @@ async function put(store: WritableOffloadStore, threadId: string, key: string, t
   return store.apply({ type: 'commit', threadId, key, turnId, maxTotalBytes: max });
 }
 
+/** A change to a thread's entries or failures (every event but a ledger record's 'request'). */
+type EntryEvent = Exclude<StoreEvent, { type: 'request' }>;
+
+/** The event, which must be a change to entries or failures (the tests that expect one make no request). */
+function entryEvent(event: StoreEvent): EntryEvent {
+  if (event.type === 'request') throw new Error(`expected a change to entries, got ${JSON.stringify(event)}`);
+  return event;
+}
+
 /**
  * An event without its optional `bound` (a custom store need not tell it), so events compare as
  * the contract requires them; a bound told must be a positive integer (its value is checked apart).
  */
-function withoutBound(event: StoreEvent): StoreEvent {
-  const { bound, ...rest } = event;
+function withoutBound(event: StoreEvent): EntryEvent {
+  const { bound, ...rest } = entryEvent(event);
   if (bound !== undefined) expect(Number.isSafeInteger(bound) && bound > 0).toBe(true);
-  return rest as StoreEvent;
+  return rest as EntryEvent;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -406,7 +415,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k3', 'c'.repeat(40), 't2');
         await put(store, 'a', 'k4', 'd'.repeat(45), 't2');
         expect((await store.evictions('a')).length).toBeGreaterThan(0);
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 't2', 100);
         expect(await store.list('a')).toEqual(before);
@@ -536,7 +545,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(tA.evicted.map((e) => e.key)).toEqual(['X']);
         await put(store, 'a', 'Z', 'z'.repeat(50), 'tB');
         expect(await store.totalBytes('a')).toBe(100);
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 'tA', 100);
         // Y goes, X comes back (140 bytes), then the oldest, X again, goes for the bound.
@@ -569,7 +578,7 @@ export function storeContract<Store extends WritableOffloadStore>(
           await put(store, 'a', 'k2', 'y'.repeat(20));
           await put(store, 'a', 'k3', 'z'.repeat(20));
           await store.stage(result('a', 'new', 'n'.repeat(30), 't2'));
-          const events: StoreEvent[] = [];
+          const events: EntryEvent[] = [];
           store.subscribe((event) => events.push(withoutBound(event)));
           const stop = failCommits!(2);
           let applied: AppliedChange;
@@ -695,7 +704,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k2', 'y'.repeat(60));
         await put(store, 'b', 'k1', 'other');
         await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.clearThread('a');
         // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
@@ -743,7 +752,7 @@ export function storeContract<Store extends WritableOffloadStore>(
 
     it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
       withStore(async (store) => {
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         const evicted = (threadId: string, ...keys: string[]) =>
           keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
@@ -912,8 +921,8 @@ export function storeContract<Store extends WritableOffloadStore>(
     it('reports the bound a thread is held to, where it has bound(): the smallest of its writers, also in its events', () =>
       withStore(async (store) => {
         if (typeof store.bound !== 'function') return; // optional: the inspector falls back to its option
-        const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        const events: EntryEvent[] = [];
+        store.subscribe((event) => events.push(entryEvent(event)));
         /** The thread's bound, and each event told since that tells one tells this one. */
         const bound = async (threadId: string) => {
           const read = await store.bound!(threadId);
@@ -947,7 +956,7 @@ export function storeContract<Store extends WritableOffloadStore>(
     /** Thread 'a' holding 3 bytes, the store's events from now on, and a failure of thread 'a' to report. */
     async function watchingFailures(store: WritableOffloadStore) {
       await put(store, 'a', 'k1', 'abc');
-      const events: StoreEvent[] = [];
+      const events: EntryEvent[] = [];
       store.subscribe((event) => events.push(withoutBound(event)));
       const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
       return { events, failure };
