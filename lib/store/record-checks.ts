@@ -1,6 +1,6 @@
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isEvictionReason } from './eviction-words.js';
-import type { ClearedResult, RequestChange, RequestRecord, RequestResult, UnreadableRecord } from './offload-store.js';
+import type { ClearedResult, RequestRecord, RequestResult, UnreadableRecord } from './offload-store.js';
 import type { ClearedRecord, EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 
 type RecordKind = UnreadableRecord['store'];
