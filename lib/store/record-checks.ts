@@ -1,6 +1,13 @@
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isEvictionReason } from './eviction-words.js';
-import type { ClearedResult, RequestRecord, RequestResult, UnreadableRecord } from './offload-store.js';
+import type {
+  ClearedResult,
+  RequestParts,
+  RequestRecord,
+  RequestResult,
+  ShownAs,
+  UnreadableRecord,
+} from './offload-store.js';
 import type { ClearedRecord, EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 
 type RecordKind = UnreadableRecord['store'];
@@ -184,7 +191,7 @@ export function undoProblem(record: unknown): string | undefined {
   return undefined;
 }
 
-const shownAsWords = ['whole', 'preview', 'pointer', 'cut'];
+const shownAsWords: readonly ShownAs[] = ['whole', 'preview', 'pointer', 'cut'];
 
 /** What a model request carried, as `recordRequest` is given it (no thread, step or time). */
 const requestBodyFields: FieldCheck[] = [
@@ -194,16 +201,13 @@ const requestBodyFields: FieldCheck[] = [
   ['parts', 'a record', isRecord],
   ['results', 'an array', Array.isArray],
 ];
-const partFields: FieldCheck[] = ['system', 'messages', 'whole', 'previews', 'pointers', 'cut'].map((part) => [
-  part,
-  'a number of tokens',
-  tokens,
-]);
+const partNames: readonly (keyof RequestParts)[] = ['system', 'messages', 'whole', 'previews', 'pointers', 'cut'];
+const partFields: FieldCheck[] = partNames.map((part) => [part, 'a number of tokens', tokens]);
 const resultFields: FieldCheck[] = [
   ['toolCallId', 'a non-empty string', name],
   ['toolName', 'a string', text],
   ['path', 'a non-empty string or absent', absentOr(name)],
-  ['shownAs', 'one of whole, preview, pointer, cut', (value) => shownAsWords.includes(value as string)],
+  ['shownAs', 'one of whole, preview, pointer, cut', (value) => shownAsWords.includes(value as ShownAs)],
   ['tokens', 'a number of tokens', tokens],
 ];
 const stepFields: FieldCheck[] = [

@@ -199,7 +199,7 @@ export function checkLogRetention(store: string, logRetention: unknown): number 
 }
 
 /** Ledger records a store keeps per thread, the newest: its `requestRetention` option's default (issue 24). */
-export const defaultRequestRetention = 10_000;
+const defaultRequestRetention = 10_000;
 
 /** Checks a store's `requestRetention` option: an integer of at least 1. */
 export function checkRequestRetention(store: string, requestRetention: unknown): number {
