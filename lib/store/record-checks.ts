@@ -240,9 +240,11 @@ export function requestProblem(record: unknown): string | undefined {
   return fieldProblem(record, stepFields) ?? requestBodyProblem(record, '');
 }
 
+const clearedRecordFields: FieldCheck[] = [...stepFields, ...clearedBodyFields, ['rank', 'a count', count]];
+
 /** A cleared record read back (ClearedRecord). */
 export function clearedProblem(record: unknown): string | undefined {
-  return fieldProblem(record, [...stepFields, ...clearedBodyFields, ['rank', 'a count', count]]);
+  return fieldProblem(record, clearedRecordFields);
 }
 
 /**

@@ -15,13 +15,6 @@ export function checkRequestChange(change: RequestChange): void {
   if (problem) throw new TypeError(`recordRequest: ${problem}`);
 }
 
-/** Checks the thread a ledger read names (a key part: IndexedDB refuses anything else). */
-export function checkThreadOf(method: string, threadId: unknown): void {
-  if (typeof threadId !== 'string' || threadId === '') {
-    throw new TypeError(`${method}: threadId must be a non-empty string, got ${quoteForMessage(threadId)}`);
-  }
-}
-
 /** Checks `requests`' options; returns `after` (undefined: the whole ledger). */
 export function checkRequestsOptions(options: RequestsOptions | undefined): number | undefined {
   if (options === undefined) return undefined;

@@ -1,3 +1,4 @@
+import { checkThreadId } from '../shared/checks.js';
 import type {
   AppliedChange,
   ClearedResult,
@@ -219,14 +220,14 @@ export class OffloadStoreShell implements WritableOffloadStore {
 
   /** The thread's cleared results (C4), by the step that cleared them. */
   async cleared(threadId: string): Promise<ClearedResult[]> {
-    ledger.checkThreadOf('cleared', threadId);
+    checkThreadId(threadId); // a key part: IndexedDB refuses anything else
     const records = await this.#read(['cleared'], (tx) => tx.clearedOf(threadId));
     return records.map(clearedFields);
   }
 
   /** The thread's context ledger, oldest first; with `after`, only later steps (read through the key, not the whole ledger). */
   async requests(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]> {
-    ledger.checkThreadOf('requests', threadId);
+    checkThreadId(threadId);
     const after = ledger.checkRequestsOptions(options);
     return this.#read(['requests'], (tx) => tx.requestsOf(threadId, after));
   }

@@ -1320,11 +1320,7 @@ export function storeContract<Store extends WritableOffloadStore>(
           /requests: options.after must be an integer of at least 0, got -1/,
         );
         badInput(await rejection(store.requests('a', { from: 1 } as never)), 'from', /requests: unknown option "from"/);
-        badInput(
-          await rejection(store.cleared(undefined as never)),
-          'threadId',
-          /cleared: threadId must be a non-empty string/,
-        );
+        badInput(await rejection(store.cleared(undefined as never)), 'threadId', /threadId must be a non-empty string/);
       }));
 
     it('keeps the bound and exact totals under a parallel batch', () =>
