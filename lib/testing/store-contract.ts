@@ -129,10 +129,10 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 /**
- * The behaviour every WritableOffloadStore must have (S1–S3, O3, O8, A1, A2; docs/stores.md), as
- * vitest tests: call it at the top level of a test file. `makeStore` opens a fresh, empty store for
- * each test; `options.dispose` frees it after. The package's own stores run this same suite, in
- * Node (memory) and in Chromium, Firefox and WebKit (memory and IndexedDB).
+ * The behaviour every WritableOffloadStore must have (S1–S3, O3, O8, A1, A2, C4, C7;
+ * docs/stores.md), as vitest tests: call it at the top level of a test file. `makeStore` opens a
+ * fresh, empty store for each test; `options.dispose` frees it after. The package's own stores run
+ * this same suite, in Node (memory) and in Chromium, Firefox and WebKit (memory and IndexedDB).
  */
 export function storeContract<Store extends WritableOffloadStore>(
   makeStore: () => Store | Promise<Store>,
