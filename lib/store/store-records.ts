@@ -207,8 +207,9 @@ export function checkRequestRetention(store: string, requestRetention: unknown):
 }
 
 /**
- * Checks a store constructor's options: an object (or undefined) naming only `known` options; an
- * unknown name (a misspelling such as `maxTotalByte`) is a TypeError naming it and the options.
+ * Checks a store constructor's (or method's, `store` naming it) options: an object (or undefined)
+ * naming only `known` options; an unknown name (a misspelling such as `logRetenion`) is a TypeError
+ * naming it and the options.
  */
 export function checkStoreOptions(store: string, options: unknown, known: readonly string[]): void {
   if (options === undefined) return;

@@ -1,7 +1,7 @@
-import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
+import { checkInteger } from '../shared/checks.js';
 import type { ClearedResult, RecordedRequest, RequestChange, RequestsOptions } from './offload-store.js';
 import { clearedFields, requestChangeProblem, requestFields } from './record-checks.js';
-import type { Outcome, StoreTx, UndoRecord } from './store-records.js';
+import { checkStoreOptions, type Outcome, type StoreTx, type UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /**
@@ -17,15 +17,9 @@ export function checkRequestChange(change: RequestChange): void {
 
 /** Checks `requests`' options; returns `after` (undefined: the whole ledger). */
 export function checkRequestsOptions(options: RequestsOptions | undefined): number | undefined {
-  if (options === undefined) return undefined;
-  if (!isRecord(options)) {
-    throw new TypeError(`requests: options must be an object like { after: 12 }, got ${quoteForMessage(options)}`);
-  }
-  const unknown = Object.keys(options).filter((name) => name !== 'after');
-  if (unknown.length > 0) {
-    throw new TypeError(`requests: unknown option ${unknown.map((name) => quoteForMessage(name)).join(', ')}`);
-  }
-  return options.after === undefined ? undefined : checkInteger('requests: options.after', options.after, 0);
+  checkStoreOptions('requests', options, ['after']);
+  const after = options?.after;
+  return after === undefined ? undefined : checkInteger('requests: options.after', after, 0);
 }
 
 /**
