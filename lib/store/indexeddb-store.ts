@@ -1,6 +1,6 @@
-import { quoteForMessage } from '../shared/checks.js';
+import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
 import { IdbEngine, persistStorage } from './indexeddb-engine.js';
-import { checkLogRetention, checkRequestRetention, checkStoreOptions } from './store-records.js';
+import { checkLogRetention, checkRequestRetention } from './store-records.js';
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
@@ -46,7 +46,7 @@ export class IndexedDbOffloadStore extends OffloadStoreShell {
 
   /** Checks its options: a value out of range is a RangeError naming it; an unknown option name or a wrong kind a TypeError. */
   constructor(options: IndexedDbOffloadStoreOptions = {}) {
-    checkStoreOptions('IndexedDbOffloadStore', options, optionNames);
+    checkOptionNames('IndexedDbOffloadStore', options, optionNames);
     const name = options.name ?? 'tool-output-offload';
     const chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
     if (options.persist !== undefined && typeof options.persist !== 'boolean') {

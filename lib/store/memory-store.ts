@@ -1,8 +1,9 @@
+import { checkOptionNames } from '../shared/checks.js';
 import { MapJournal } from './memory-journal.js';
 import { MemoryTables, MemoryTx } from './memory-tables.js';
 import type { UnreadableRecord } from './offload-store.js';
 import type { StoreEngine } from './store-engine.js';
-import { checkLogRetention, checkRequestRetention, checkStoreOptions, type StoreTx } from './store-records.js';
+import { checkLogRetention, checkRequestRetention, type StoreTx } from './store-records.js';
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
@@ -57,7 +58,7 @@ class MemoryEngine implements StoreEngine {
 export class MemoryOffloadStore extends OffloadStoreShell {
   /** Checks its options: a value out of range is a RangeError naming it; an unknown option name a TypeError. */
   constructor(options: MemoryOffloadStoreOptions = {}) {
-    checkStoreOptions('MemoryOffloadStore', options, optionNames);
+    checkOptionNames('MemoryOffloadStore', options, optionNames);
     const chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
     const logRetention = checkLogRetention('MemoryOffloadStore', options.logRetention);
     const requestRetention = checkRequestRetention('MemoryOffloadStore', options.requestRetention);

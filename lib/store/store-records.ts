@@ -1,4 +1,4 @@
-import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
+import { checkInteger } from '../shared/checks.js';
 import type {
   ClearedResult,
   EvictionRecord,
@@ -204,22 +204,6 @@ const defaultRequestRetention = 10_000;
 /** Checks a store's `requestRetention` option: an integer of at least 1. */
 export function checkRequestRetention(store: string, requestRetention: unknown): number {
   return checkInteger(`${store}: requestRetention`, requestRetention ?? defaultRequestRetention, 1);
-}
-
-/**
- * Checks a store constructor's (or method's, `store` naming it) options: an object (or undefined)
- * naming only `known` options; an unknown name (a misspelling such as `logRetenion`) is a TypeError
- * naming it and the options.
- */
-export function checkStoreOptions(store: string, options: unknown, known: readonly string[]): void {
-  if (options === undefined) return;
-  if (!isRecord(options)) throw new TypeError(`${store}: options must be an object, got ${quoteForMessage(options)}`);
-  const unknown = Object.keys(options).filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw new TypeError(
-      `${store}: unknown option ${unknown.map((name) => quoteForMessage(name)).join(', ')}; the options are ${known.join(', ')}`,
-    );
-  }
 }
 
 export function toInfo(record: EntryRecord): StoredResultInfo {

@@ -1,7 +1,7 @@
-import { checkInteger } from '../shared/checks.js';
+import { checkInteger, checkOptionNames } from '../shared/checks.js';
 import type { ClearedResult, RecordedRequest, RequestChange, RequestsOptions } from './offload-store.js';
 import { clearedFields, requestChangeProblem, requestFields } from './record-checks.js';
-import { checkStoreOptions, type Outcome, type StoreTx, type UndoRecord } from './store-records.js';
+import type { Outcome, StoreTx, UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /**
@@ -17,8 +17,9 @@ export function checkRequestChange(change: RequestChange): void {
 
 /** Checks `requests`' options; returns `after` (undefined: the whole ledger). */
 export function checkRequestsOptions(options: RequestsOptions | undefined): number | undefined {
-  checkStoreOptions('requests', options, ['after']);
-  const after = options?.after;
+  if (options === undefined) return undefined;
+  checkOptionNames('requests', options, ['after']);
+  const { after } = options;
   return after === undefined ? undefined : checkInteger('requests: options.after', after, 0);
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import { sliceLines, utf8Bytes } from '../shared/text.js';
 import type {
@@ -138,6 +139,15 @@ export function storeContract<Store extends WritableOffloadStore>(
   makeStore: () => Store | Promise<Store>,
   options: StoreContractOptions<Store> = {},
 ): void {
+  checkOptionNames('storeContract', options, [
+    'name',
+    'dispose',
+    'failCommits',
+    'failFailureWrites',
+    'logRetention',
+    'requestRetention',
+    'exactMessages',
+  ]);
   const { failCommits, failFailureWrites, exactMessages: exact = false } = options;
   const retention = options.logRetention ?? 1000;
   const requestRetention = options.requestRetention ?? 10_000;

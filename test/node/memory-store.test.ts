@@ -37,7 +37,7 @@ describe('MemoryOffloadStore options', () => {
       ),
     );
     expect(() => new MemoryOffloadStore(null as never)).toThrow(
-      'MemoryOffloadStore: options must be an object, got null',
+      'MemoryOffloadStore: options must be an object of chunkChars, logRetention, requestRetention, got null',
     );
   });
 });
