@@ -222,7 +222,7 @@ export class ContextFitter {
     let storeWorks = budget !== undefined && typeof store.cleared === 'function';
     if (storeWorks) {
       try {
-        cleared = new Map((await store.cleared!(threadId)).map((record) => [record.toolCallId, record]));
+        cleared = new Map((await store.cleared(threadId)).map((record) => [record.toolCallId, record]));
       } catch {
         storeWorks = false; // S3: nothing new is cleared; what is known cleared cannot be shown as such either
       }
@@ -565,7 +565,7 @@ export class ContextFitter {
   #record(change: RequestChange, wait: boolean): Promise<RecordedRequest> {
     const { store } = this.#options;
     const { threadId } = change;
-    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => store.recordRequest!(change));
+    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => store.recordRequest(change));
     const tail = write.catch((error) => {
       if (!wait) console.warn('ToolOutputOffload: could not write the context ledger', error);
     });

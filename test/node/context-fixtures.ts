@@ -1,67 +1,42 @@
 // What the context budget's tests share: a store that keeps the ledger and the cleared records, and
 // requests built the way a way in builds them (an assistant message with its tool calls, then the results).
 
-import { vi } from 'vitest';
 import type {
   ContextMessage,
   ContextRequest,
   FittedContext,
+  RequestRecord,
   ToolOutputOffload,
   WritableOffloadStore,
 } from '../../lib/index.js';
 import { MemoryOffloadStore } from '../../lib/index.js';
-import type { ClearedResult, RecordedRequest, RequestChange, RequestRecord } from '../../lib/store/offload-store.js';
 
-/** A store with the whole contract the budget needs (the ledger and the cleared records). */
-export type ContextStore = WritableOffloadStore &
-  Required<Pick<WritableOffloadStore, 'cleared' | 'requests' | 'recordRequest'>>;
-
-/**
- * MemoryOffloadStore with `recordRequest`, `cleared` and `requests` (the store branch's, in memory,
- * until it lands on main): the step numbered per thread, a toolCallId cleared before keeping its
- * first record.
- */
-class LedgerMemoryStore extends MemoryOffloadStore {
-  readonly #cleared = new Map<string, ClearedResult[]>();
-  readonly #requests = new Map<string, RequestRecord[]>();
-
-  async recordRequest(change: RequestChange): Promise<RecordedRequest> {
-    const records = this.#requests.get(change.threadId) ?? [];
-    this.#requests.set(change.threadId, records);
-    const step = (records.at(-1)?.step ?? 0) + 1;
-    records.push(structuredClone({ ...change.record, threadId: change.threadId, step, at: change.at }));
-    const cleared = this.#cleared.get(change.threadId) ?? [];
-    this.#cleared.set(change.threadId, cleared);
-    for (const result of change.cleared) {
-      if (cleared.some((known) => known.toolCallId === result.toolCallId)) continue;
-      cleared.push({ ...result, threadId: change.threadId, step, at: change.at });
-    }
-    return { step, cleared: structuredClone(cleared) };
-  }
-
-  async cleared(threadId: string): Promise<ClearedResult[]> {
-    return structuredClone(this.#cleared.get(threadId) ?? []);
-  }
-
-  async requests(threadId: string): Promise<RequestRecord[]> {
-    return structuredClone(this.#requests.get(threadId) ?? []);
-  }
-}
+/** A store the budget runs on: the built-in stores keep the ledger and the cleared records. */
+export type ContextStore = WritableOffloadStore;
 
 export function contextStore(): ContextStore {
-  return new LedgerMemoryStore();
+  return new MemoryOffloadStore();
 }
 
-/** The thread's ledger once it holds `count` records (writes without a clearing are not awaited by fitContext). */
-export async function ledgerOf(store: ContextStore, threadId: string, count: number): Promise<RequestRecord[]> {
-  return vi.waitFor(
-    async () => {
-      const records = await store.requests(threadId);
-      if (records.length < count) throw new Error(`${records.length} of ${count} ledger records so far`);
-      return records;
-    },
-    { timeout: 60_000, interval: 5 },
-  );
+/**
+ * The thread's ledger once it holds `count` records (fitContext writes a request without a new
+ * clearing behind the model call): read again at each of the store's 'request' events.
+ */
+export function ledgerOf(store: ContextStore, threadId: string, count: number): Promise<RequestRecord[]> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const check = () =>
+      store.requests(threadId).then((records) => {
+        if (done || records.length < count) return;
+        done = true;
+        stop();
+        resolve(records);
+      }, reject);
+    const stop = store.subscribe((event) => {
+      if (event.type === 'request' && event.threadId === threadId) void check();
+    });
+    void check();
+  });
 }
 
 /** A tool call and its result, as one step of a conversation. */
