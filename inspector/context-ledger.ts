@@ -13,6 +13,13 @@ export type LedgerState =
   | { status: 'ready'; ledger: Ledger; error?: string }
   | { status: 'failed'; threadId?: string; error: string };
 
+/**
+ * What to read: the newest request's thread among the known ones (none shown yet), the steps after
+ * the last one held, or the whole ledger; a pending read of a higher rank stands for a lower one.
+ */
+type ReadKind = 'probe' | 'new' | 'whole';
+const rank: Record<ReadKind, number> = { probe: 0, new: 1, whole: 2 };
+
 /** Threads whose ledgers are read to find the newest request, when no thread is picked (the most recently active first). */
 const MAX_PROBED_THREADS = 8;
 
@@ -34,7 +41,7 @@ export class LedgerReader {
   #ledger: Ledger | undefined;
   /** The thread shown (or being read); undefined while none is known. */
   #threadId: string | undefined;
-  #pending: 'whole' | 'new' | undefined = 'whole';
+  #pending: ReadKind | undefined = 'whole';
   #reading = false;
   #scheduled = false;
   #stopped = false;
@@ -66,7 +73,7 @@ export class LedgerReader {
     } else if (pickedChanged) {
       this.#show(undefined);
     } else if (this.#threadId === undefined) {
-      this.#read('whole'); // new threads may have a ledger
+      this.#read('probe'); // new threads may have a ledger
     }
   }
 
@@ -100,8 +107,8 @@ export class LedgerReader {
     }
   }
 
-  #read(kind: 'whole' | 'new'): void {
-    if (this.#pending !== 'whole') this.#pending = kind;
+  #read(kind: ReadKind): void {
+    if (this.#pending === undefined || rank[kind] > rank[this.#pending]) this.#pending = kind;
     if (this.#reading || this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
     queueMicrotask(() => {
@@ -119,7 +126,8 @@ export class LedgerReader {
       const threadId = this.#threadId;
       try {
         if (threadId === undefined) await this.#probe();
-        else await this.#readThread(threadId, kind);
+        // A probe asked for while one ran is moot once it found the thread.
+        else if (kind !== 'probe') await this.#readThread(threadId, kind);
       } catch (error) {
         if (this.#stopped || threadId !== this.#threadId) continue;
         const message = errorMessage(error);
