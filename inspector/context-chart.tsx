@@ -4,7 +4,7 @@ import { formatCount } from './format.js';
 import { useVirtualizer } from './use-virtualizer.js';
 
 /** Room of one step along the chart: its bar and the gap after it. */
-export const STEP_PITCH = 14;
+const STEP_PITCH = 14;
 const BAR_WIDTH = 10;
 /** The chart's height, its plot's top margin and the room below it for step numbers. */
 const HEIGHT = 180;

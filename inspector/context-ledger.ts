@@ -4,7 +4,7 @@ import { errorMessage } from './snapshot.js';
 import type { PanelSource, SourceChange } from './source.js';
 
 /** What the Context tab shows of the ledger. */
-export type LedgerState =
+type LedgerState =
   | { status: 'loading'; threadId?: string }
   /** No thread to show yet: none picked, and no known thread has a request recorded. */
   | { status: 'no-thread' }
@@ -31,7 +31,7 @@ const MAX_PROBED_THREADS = 8;
  * first the one whose last record is newest among the most recently active threads, then the
  * thread of each 'request' change heard.
  */
-export class LedgerReader {
+class LedgerReader {
   readonly #source: PanelSource;
   readonly #publish: (state: LedgerState) => void;
   /** The thread picked in the panel's filter; '' for none. */

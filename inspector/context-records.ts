@@ -11,8 +11,8 @@ import { isCount } from './count.js';
 /** One model request of a thread's ledger, as the store's `requests()` answers it. */
 export type LedgerRecord = Awaited<ReturnType<NonNullable<OffloadStore['requests']>>>[number];
 type LedgerResult = LedgerRecord['results'][number];
-export type ShownAs = LedgerResult['shownAs'];
-export type PartId = keyof LedgerRecord['parts'];
+type ShownAs = LedgerResult['shownAs'];
+type PartId = keyof LedgerRecord['parts'];
 
 /** The parts of a request, bottom to top of its bar, with the words the legend and the list use. */
 export const PARTS: readonly { id: PartId; label: string }[] = [
@@ -72,7 +72,7 @@ function toResult(value: unknown): LedgerResult | undefined {
 }
 
 /** The record as the tab draws it (a fresh object of the known fields), or undefined when it is malformed. */
-export function toLedgerRecord(value: unknown): LedgerRecord | undefined {
+function toLedgerRecord(value: unknown): LedgerRecord | undefined {
   if (!isFields(value)) return undefined;
   const { threadId, step, at, tokens, tokensWithoutOffload, budget, results } = value;
   if (typeof threadId !== 'string' || !isStep(step) || !isTime(at)) return undefined;

@@ -17,7 +17,7 @@ export interface LedgerReadOptions {
 }
 
 /** One answer to 'requests': records oldest first, and whether more follow the last one. */
-export interface LedgerPage {
+interface LedgerPage {
   records: unknown[];
   more: boolean;
 }
