@@ -1,7 +1,6 @@
-import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type LedgerRecord, ledgerPeak, PARTS } from './context-records.js';
 import { formatCount } from './format.js';
-import { useVirtualizer } from './use-virtualizer.js';
 
 /** Room of one step along the chart: its bar and the gap after it. */
 const STEP_PITCH = 14;
@@ -13,6 +12,10 @@ const BOTTOM = 18;
 const PLOT = HEIGHT - TOP - BOTTOM;
 /** Step numbers are written under every this many bars. */
 const LABEL_EVERY = 5;
+/** Steps drawn beyond each edge of the view, so a short scroll shows no gap before the next render. */
+const OVERSCAN = 4;
+/** The view's width until it is measured. */
+const DEFAULT_WIDTH = 800;
 
 /** The label of a step's bar: `step 12: 7,940 tokens`. */
 export const stepLabel = (record: LedgerRecord) =>
@@ -68,30 +71,55 @@ function moveFor(key: string, index: number, last: number, page: number): number
 export function ContextChart({ records, active, onSelect, onHover, threadId }: ContextChartProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const svgRef = useRef<SVGSVGElement>(null);
-  const virtualizer = useVirtualizer(records.length, STEP_PITCH, scrollRef, 0, true);
+  // The window is computed from the scroll position here, not by a virtualizer: following the
+  // newest step, the render that receives it draws it, with no scroll event (or frame) between.
+  const [view, setView] = useState({ left: 0, width: DEFAULT_WIDTH });
+  const total = records.length * STEP_PITCH;
   const top = useMemo(() => scaleTop(ledgerPeak(records)), [records]);
   const y = (tokens: number) => TOP + PLOT - (Math.min(tokens, top) / top) * PLOT;
   /** Scrolled to the newest step: new steps keep it in view. */
   const following = useRef(true);
   const focusAfterRender = useRef(false);
 
-  const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items.length > 0 ? items[items.length - 1]!.index : -1;
+  const left = following.current
+    ? Math.max(0, total - view.width)
+    : Math.min(view.left, Math.max(0, total - view.width));
+  const first = Math.max(0, Math.floor(left / STEP_PITCH) - OVERSCAN);
+  const last = Math.min(records.length - 1, Math.ceil((left + view.width) / STEP_PITCH) + OVERSCAN);
 
   useLayoutEffect(() => {
-    if (following.current && records.length > 0) virtualizer.scrollToIndex(records.length - 1, { align: 'end' });
-  }, [records.length, virtualizer]);
+    const element = scrollRef.current;
+    if (!element) return;
+    const measure = () => setView({ left: element.scrollLeft, width: element.clientWidth || DEFAULT_WIDTH });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (element && following.current) element.scrollLeft = left;
+  });
   useLayoutEffect(() => {
     if (!focusAfterRender.current) return;
     focusAfterRender.current = false;
     svgRef.current?.querySelector<SVGGElement>(`[data-index="${active}"]`)?.focus({ preventScroll: true });
   });
 
+  /** Scrolls so the step is in view (the least scroll that does). */
+  const reveal = (index: number) => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const start = index * STEP_PITCH;
+    const next = start < left ? start : start + STEP_PITCH > left + view.width ? start + STEP_PITCH - view.width : left;
+    following.current = next >= total - view.width - STEP_PITCH;
+    element.scrollLeft = next;
+    setView({ left: next, width: view.width });
+  };
   const select = (index: number, focus: boolean) => {
     focusAfterRender.current = focus;
     onSelect(index);
-    virtualizer.scrollToIndex(index, { align: 'auto' });
+    reveal(index);
   };
   const onKeyDown = (event: KeyboardEvent) => {
     if (records.length === 0) return;
@@ -107,7 +135,9 @@ export function ContextChart({ records, active, onSelect, onHover, threadId }: C
   };
   const onScroll = () => {
     const element = scrollRef.current;
-    if (element) following.current = element.scrollLeft + element.clientWidth >= element.scrollWidth - STEP_PITCH;
+    if (!element) return;
+    following.current = element.scrollLeft + element.clientWidth >= element.scrollWidth - STEP_PITCH;
+    setView({ left: element.scrollLeft, width: element.clientWidth || DEFAULT_WIDTH });
   };
 
   // The selected step is drawn wherever it is (the tab stop must exist), in step order: a focused
@@ -146,7 +176,7 @@ export function ContextChart({ records, active, onSelect, onHover, threadId }: C
         ))}
       </div>
       <div class="ctx-scroll" ref={scrollRef} onScroll={onScroll}>
-        <div class="ctx-track" style={{ width: `${virtualizer.getTotalSize()}px`, height: `${HEIGHT}px` }}>
+        <div class="ctx-track" style={{ width: `${total}px`, height: `${HEIGHT}px` }}>
           <svg
             ref={svgRef}
             class="ctx-svg"
