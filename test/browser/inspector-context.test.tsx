@@ -82,7 +82,8 @@ describe('the Context tab (issue 24)', () => {
     await put(store, 'chat-1', 'k4', 'fourth result', { toolName: 'fetch_orders' });
     const view = mount({ store });
     await openContext(view);
-    await userEvent.hover(bars(view)[4]!);
+    // The pointer's events, dispatched: WebKitWebDriver finds no SVG element inside a shadow root to move to.
+    bars(view)[4]!.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
     await until(() => expect(detailHeading(view)).toMatch(/^step 5:/));
     const items = view.all('.ctx-result');
     expect(items.map((item) => item.textContent)).toEqual([
@@ -93,7 +94,7 @@ describe('the Context tab (issue 24)', () => {
     ]);
     // Clicking the step selects it, so the pointer can leave the chart for the list.
     bars(view)[4]!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-    await userEvent.unhover(bars(view)[4]!);
+    view.one('svg.ctx-svg').dispatchEvent(new MouseEvent('mouseleave'));
     await until(() => expect(detailHeading(view)).toMatch(/^step 5:/));
     button(view, '/large_tool_results/k4').click();
     await until(() => expect(view.one('.detail-head .path').textContent).toBe('/large_tool_results/k4'));
@@ -134,7 +135,9 @@ describe('the Context tab (issue 24)', () => {
     expect(view.one('[role="listbox"].ctx-svg').getAttribute('aria-label')).toBe('Model steps of thread older');
     // With none picked, a request of another thread shows that thread.
     await chooseThread(view, '');
-    store.addRequest(ledgerRecord('older', 6));
+    await until(() => expect(view.one('.ctx-head').textContent).toContain("the newest request's thread"));
+    await until(() => expect(bars(view)).toHaveLength(2));
+    store.addRequest({ ...ledgerRecord('older', 6), at: Date.now() + 1000 });
     await until(() => expect(bars(view)).toHaveLength(6));
   });
 
