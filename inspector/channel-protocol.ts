@@ -61,7 +61,7 @@ export type InspectorRequest =
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; afterStep?: number };
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number };
 
 /** A request without its envelope: what the panel asks. */
 export type RequestBody = InspectorRequest extends infer R
@@ -155,9 +155,9 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
   if ((op === 'totalBytes' || op === 'bound') && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
-  if (op === 'requests' && isString(threadId) && (data.afterStep === undefined || isStep(data.afterStep))) {
-    const { afterStep } = data;
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(afterStep === undefined ? {} : { afterStep }) };
+  if (op === 'requests' && isString(threadId) && (data.after === undefined || isStep(data.after))) {
+    const { after } = data;
+    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
   }
   if (op === 'read' && isString(data.threadId) && isString(data.key)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId, key: data.key };

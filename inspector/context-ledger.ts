@@ -143,8 +143,8 @@ class LedgerReader {
 
   async #readThread(threadId: string, kind: 'whole' | 'new'): Promise<void> {
     const held = kind === 'new' ? this.#ledger : undefined;
-    const afterStep = held?.records.at(-1)?.step;
-    const answer = await this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep });
+    const after = held?.records.at(-1)?.step;
+    const answer = await this.#source.requests(threadId, after === undefined ? undefined : { after });
     if (this.#stopped || threadId !== this.#threadId) return; // another thread is shown now
     if (answer === undefined) {
       this.#publish({ status: 'no-ledger' });

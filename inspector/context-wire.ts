@@ -10,10 +10,13 @@ import type { InspectableStore } from './inspectable-store.js';
  * each one (inspector/context-records.ts).
  */
 
-/** What `InspectorSource.requests` may be asked besides the thread. */
+/**
+ * What `InspectorSource.requests` may be asked besides the thread: the store's own options of
+ * `requests` (RequestsOptions, on the store's branch).
+ */
 export interface LedgerReadOptions {
-  /** Only the records of later steps (those after the ones the panel holds). */
-  afterStep?: number;
+  /** Only the records of later steps (step > after): those after the ones the panel holds. */
+  after?: number;
 }
 
 /** One answer to 'requests': records oldest first, and whether more follow the last one. */
@@ -35,17 +38,19 @@ const stepOf = (record: unknown): number | undefined => {
   return isStep(step) ? step : undefined;
 };
 
-/** The thread's ledger in this window, after `afterStep` when given; undefined when the store keeps none. */
+/** The thread's ledger in this window, after `after` when given; undefined when the store keeps none. */
 export async function readLedger(
   store: InspectableStore,
   threadId: string,
-  afterStep?: number,
+  after?: number,
 ): Promise<LedgerRecord[] | undefined> {
   if (typeof store.requests !== 'function') return undefined;
-  // The store reads the whole ledger; a later step's records are what is new.
-  const records = await store.requests(threadId);
-  if (afterStep === undefined || !Array.isArray(records)) return records;
-  return records.filter((record) => (stepOf(record) ?? 0) > afterStep);
+  // The store reads only the later steps where it can (its `requests(threadId, { after })`); one
+  // that ignores the option answers with its whole ledger, filtered here.
+  const read = store.requests as (threadId: string, options?: LedgerReadOptions) => Promise<LedgerRecord[]>;
+  const records = await (after === undefined ? read.call(store, threadId) : read.call(store, threadId, { after }));
+  if (after === undefined || !Array.isArray(records)) return records;
+  return records.filter((record) => (stepOf(record) ?? 0) > after);
 }
 
 function jsonChars(value: unknown): number {
@@ -56,13 +61,13 @@ function jsonChars(value: unknown): number {
   }
 }
 
-/** The exposing side's answer: the first page of the thread's records after `afterStep`, or null when the store keeps no ledger. */
+/** The exposing side's answer: the first page of the thread's records after `after`, or null when the store keeps no ledger. */
 export async function ledgerPage(
   store: InspectableStore,
   threadId: string,
-  afterStep: number | undefined,
+  after: number | undefined,
 ): Promise<LedgerPage | null> {
-  const records = await readLedger(store, threadId, afterStep);
+  const records = await readLedger(store, threadId, after);
   if (records === undefined) return null;
   if (!Array.isArray(records)) return { records: [], more: false };
   const page: unknown[] = [];
@@ -97,25 +102,25 @@ export function isLedgerAnswer(value: unknown): boolean {
 }
 
 /**
- * The panel's side: asks for pages (`ask(afterStep)`) until the last one, each after the last step
+ * The panel's side: asks for pages (`ask(after)`) until the last one, each after the last step
  * the previous page held, and joins them; undefined when the other side keeps no ledger. A page
  * whose records name no step later than the one asked for ends it (a side that does not page), and
  * so do MAX_LEDGER_RECORDS records.
  */
 export async function readLedgerPages(
-  ask: (afterStep: number | undefined) => Promise<unknown>,
-  afterStep?: number,
+  ask: (after: number | undefined) => Promise<unknown>,
+  after?: number,
 ): Promise<LedgerRecord[] | undefined> {
   const records: unknown[] = [];
-  let after = afterStep;
+  let from = after;
   for (;;) {
-    const page = (await ask(after)) as LedgerPage | null;
+    const page = (await ask(from)) as LedgerPage | null;
     if (page === null) return undefined;
     records.push(...page.records);
-    let last = after ?? 0;
+    let last = from ?? 0;
     for (const record of page.records) last = Math.max(last, stepOf(record) ?? 0);
-    if (!page.more || last <= (after ?? 0) || records.length >= MAX_LEDGER_RECORDS) break;
-    after = last;
+    if (!page.more || last <= (from ?? 0) || records.length >= MAX_LEDGER_RECORDS) break;
+    from = last;
   }
   return records as LedgerRecord[];
 }

@@ -65,7 +65,7 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
     case 'info':
       return readStoreInfo(store, bound);
     case 'requests':
-      return ledgerPage(store, request.threadId, request.afterStep);
+      return ledgerPage(store, request.threadId, request.after);
   }
 }
 

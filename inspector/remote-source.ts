@@ -120,8 +120,8 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     // The context ledger comes in pages (inspector/context-wire.ts).
     requests: (threadId, ledgerOptions) =>
       readLedgerPages(
-        (afterStep) => ask({ op: 'requests', threadId, ...(afterStep === undefined ? {} : { afterStep }) }),
-        ledgerOptions?.afterStep,
+        (after) => ask({ op: 'requests', threadId, ...(after === undefined ? {} : { after }) }),
+        ledgerOptions?.after,
       ),
     onChange(listener) {
       listeners.add(listener);

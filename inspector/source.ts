@@ -57,7 +57,7 @@ export interface InspectorSource {
   read(threadId: string, key: string): Promise<string>;
   /**
    * The thread's context ledger (`OffloadStore.requests`), oldest first, for the Context tab; with
-   * `options.afterStep`, only the later steps' records (answering with more is fine). Undefined, or
+   * `options.after`, only the later steps' records (answering with more is fine). Undefined, or
    * no such method: the store keeps no ledger.
    */
   requests?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord[] | undefined>;

@@ -24,7 +24,7 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     totalBytes: (threadId) => store.totalBytes(threadId),
     bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
-    requests: (threadId, options) => readLedger(store, threadId, options?.afterStep),
+    requests: (threadId, options) => readLedger(store, threadId, options?.after),
     // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {

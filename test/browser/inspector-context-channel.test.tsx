@@ -49,16 +49,12 @@ describe('the Context tab through the channel', () => {
     );
     const asked = () => seen.filter((message) => message.kind === 'request' && message.op === 'requests');
     // Three pages, each after the last step of the one before.
-    expect(asked().map((request) => request.afterStep)).toEqual([
-      undefined,
-      LEDGER_PAGE_RECORDS,
-      LEDGER_PAGE_RECORDS * 2,
-    ]);
+    expect(asked().map((request) => request.after)).toEqual([undefined, LEDGER_PAGE_RECORDS, LEDGER_PAGE_RECORDS * 2]);
 
     seen.length = 0;
     store.addRequest(ledgerRecord('chat-1', count + 1));
     await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe(String(count + 1)));
-    expect(asked().map((request) => request.afterStep)).toEqual([count]);
+    expect(asked().map((request) => request.after)).toEqual([count]);
     const answer = seen.find((message) => message.kind === 'response' && message.id === asked()[0]!.id);
     expect((answer!.value as { records: unknown[] }).records).toHaveLength(1);
     // The ledger's change crossed in a notice of its own (an older panel drops a type it does not know).

@@ -108,6 +108,8 @@ describe('the Context tab (issue 24)', () => {
     expect(bars(view)).toHaveLength(3);
     store.addRequest(ledgerRecord('chat-1', 4));
     await until(() => expect(bars(view)).toHaveLength(4));
+    // Only the steps after the last held are asked for (a store that ignores it is filtered).
+    expect(store.requests).toHaveBeenLastCalledWith('chat-1', { after: 3 });
     expect(bars(view)[3]!.getAttribute('aria-selected')).toBe('true');
     expect(detailHeading(view)).toMatch(/^step 4:/);
     // A thread cleared counts from 1 again: the ledger is read whole.
