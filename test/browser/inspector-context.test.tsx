@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { bars, detailHeading, ledgerRecord, ledgerStore, openContext } from './inspector-context-fixtures.js';
 import { button, chooseThread, cleanupMounts, mount, put, sampleStore, until } from './inspector-fixtures.js';
@@ -144,7 +145,7 @@ describe('the Context tab (issue 24)', () => {
   });
 
   it('says so for a store that keeps no ledger, and drops malformed records', async () => {
-    const view = mount({ store: await sampleStore() });
+    const view = mount({ store: Object.assign(await sampleStore(), { requests: undefined }) });
     await until(() => button(view, 'Context')).then((tab) => tab.click());
     await until(() => expect(view.one('.tabpanel').textContent).toContain('keeps no context ledger'));
 
@@ -188,8 +189,11 @@ describe('the Context tab (issue 24)', () => {
   const recording =
     typeof (IndexedDbOffloadStore.prototype as Partial<WritableOffloadStore>).recordRequest === 'function';
   // Until the store's recordRequest is on main (branch store), the fake above serves the ledger.
-  it.runIf(recording)('draws the ledger an IndexedDbOffloadStore recorded', async () => {
-    const store: WritableOffloadStore = new IndexedDbOffloadStore({ name: `inspector-context-${Date.now()}` });
+  it.runIf(recording).each([
+    ['MemoryOffloadStore', () => new MemoryOffloadStore()],
+    ['IndexedDbOffloadStore', () => new IndexedDbOffloadStore({ name: `inspector-context-${crypto.randomUUID()}` })],
+  ] as const)('draws the ledger a %s recorded, and follows it', async (_name, makeStore) => {
+    const store: WritableOffloadStore = makeStore();
     await put(store, 'chat-1', 'k1', 'x'.repeat(3000));
     for (let step = 1; step <= 5; step++) {
       const { threadId: _t, step: _s, at, ...record } = ledgerRecord('chat-1', step);
