@@ -109,7 +109,8 @@ function replacedOutput(output: ModelOutput, replacement: ContextReplacement): M
   if (output.type === 'error-text' || output.type === 'error-json') {
     return withOptionsOf(output, { type: 'error-text', value: replacement.text });
   }
-  const media = output.type === 'content' && !replacement.dropMedia ? output.value.filter((p) => p.type !== 'text') : [];
+  const media =
+    output.type === 'content' && !replacement.dropMedia ? output.value.filter((p) => p.type !== 'text') : [];
   return withOptionsOf(
     output,
     media.length > 0

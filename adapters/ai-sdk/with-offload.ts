@@ -72,7 +72,7 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
     throw new TypeError('withOffload: options.onEvent must be a function');
   }
   if (prepareStep !== undefined && typeof prepareStep !== 'function') {
-    throw new TypeError('withOffload: options.prepareStep must be a function (the app\'s own step hook)');
+    throw new TypeError("withOffload: options.prepareStep must be a function (the app's own step hook)");
   }
   return { threadId, ...(onEvent ? { onEvent } : {}), ...(prepareStep ? { prepareStep } : {}) };
 }
