@@ -119,11 +119,15 @@ function replacedOutput(output: ModelOutput, replacement: ContextReplacement): M
   );
 }
 
-/** A copy of `messages` with the replaced results; every other message and part is the same object. */
+/**
+ * A copy of `messages` with the replaced results; every other message is the same object. Each
+ * tool message it copies is noted in `originals`, so a later step can put the original back.
+ */
 function withReplacements(
   messages: readonly ModelMessage[],
   results: readonly ResultAt[],
   replacements: FittedContext['replacements'],
+  originals: WeakMap<ModelMessage, ModelMessage>,
 ): ModelMessage[] {
   const copy = [...messages];
   for (const [index, replacement] of replacements) {
@@ -133,7 +137,9 @@ function withReplacements(
     const content = [...message.content];
     const part = content[at.part] as ToolResultPart;
     content[at.part] = { ...part, output: replacedOutput(part.output, replacement) };
-    copy[at.message] = { ...message, content };
+    const replaced = { ...message, content };
+    originals.set(replaced, message);
+    copy[at.message] = replaced;
   }
   return copy;
 }
@@ -183,22 +189,33 @@ interface ContextStepOptions {
 /**
  * The prepareStep `withOffload` returns: the app's hook first, then the request it leaves (its
  * messages and instructions, else the step's) fitted by `offload.fitContext` before every model
- * call. The step's messages are copied, never changed (the steps and UI messages keep every
- * result); the copy returned carries forward to later steps, where `fitContext` recognises its
- * pointers by their toolCallId in the thread's cleared record, so they are sent once, as they were.
+ * call. The step's messages are copied, never changed: the steps and UI messages keep every
+ * result. The copy it returns carries forward to later steps (the SDK's rule for a `messages`
+ * returned); there its replaced messages are put back as they were before fitting again, so a
+ * step's request is the one a re-conversion of the same history gives (C4), and a preview cut to
+ * fit one step (C6) is whole again in a later one that has room.
  */
 export function contextStep(offload: ToolOutputOffload, options: ContextStepOptions): PrepareStepFunction<ToolSet> {
   const { threadId, tools, readToolNames, appStep, emit } = options;
   const schemas = new Map<string, Promise<unknown>>();
+  // The tool messages this hook returned with replacements, each to the message it replaced.
+  const originals = new WeakMap<ModelMessage, ModelMessage>();
   return async (step) => {
     const own: PrepareStepResult<ToolSet> = appStep ? await appStep(step) : undefined;
     if (own !== undefined && (typeof own !== 'object' || own === null)) {
       throw new TypeError(`withOffload: the app's prepareStep must return an object or undefined, got ${typeof own}`);
     }
-    const messages = own?.messages ?? step.messages;
-    if (!Array.isArray(messages)) {
+    const given = own?.messages ?? step.messages;
+    if (!Array.isArray(given)) {
       throw new TypeError("withOffload: the app's prepareStep returned messages that are not an array");
     }
+    let restored = false;
+    const messages = given.map((message) => {
+      const original = originals.get(message);
+      if (original === undefined) return message;
+      restored = true;
+      return original;
+    });
     const active = own?.activeTools;
     const request = contextMessages(messages);
     const fitted = await offload.fitContext({
@@ -209,7 +226,7 @@ export function contextStep(offload: ToolOutputOffload, options: ContextStepOpti
       readTools: active === undefined ? readToolNames : readToolNames.filter((name) => active.includes(name)),
     });
     for (const event of fitted.events) emit(event);
-    if (fitted.replacements.size === 0) return own;
-    return { ...own, messages: withReplacements(messages, request.results, fitted.replacements) };
+    if (fitted.replacements.size === 0 && !restored) return own;
+    return { ...own, messages: withReplacements(messages, request.results, fitted.replacements, originals) };
   };
 }
