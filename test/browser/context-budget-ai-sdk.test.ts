@@ -25,6 +25,7 @@ import {
   budgetedOffload,
   deleteOpenedStores,
   emitTool,
+  ledgerOf,
   resultIn,
   sized,
   storeKinds,
@@ -164,7 +165,7 @@ for (const kind of storeKinds) {
           expect(event.tokensAfter).toBeLessThanOrEqual(6000);
         }
         // The ledger: one record a model call, each within the budget.
-        const requests = await store.requests!(threadId);
+        const requests = await ledgerOf(store, threadId, 7);
         expect(requests.map((record) => record.step)).toEqual([1, 2, 3, 4, 5, 6, 7]);
         for (const record of requests) expect(record.tokens).toBeLessThanOrEqual(6000);
       });
@@ -445,7 +446,7 @@ for (const kind of storeKinds) {
       const json = JSON.stringify(rows);
       expect(resultIn(model.prompts[2]!, 'call-s')!.output.type).toBe('content');
       expect(resultIn(model.prompts[2]!, 'call-j')!.output).toEqual({ type: 'json', value: rows });
-      const ledger = await store.requests!(threadId);
+      const ledger = await ledgerOf(store, threadId, model.prompts.length);
       const shown = (step: number, id: string) => ledger[step]!.results.find((result) => result.toolCallId === id)!;
       expect(shown(2, 'call-s')).toMatchObject({ shownAs: 'whole', tokens: offload.measure.tokens(shotText) });
       expect(shown(2, 'call-j')).toMatchObject({ shownAs: 'whole', tokens: offload.measure.tokens(json) });
