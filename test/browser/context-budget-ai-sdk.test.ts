@@ -56,11 +56,11 @@ type Mode = 'generateText' | 'streamText';
 async function runIn<TOOLS extends ToolSet>(mode: Mode, options: Parameters<typeof generateText<TOOLS>>[0]) {
   if (mode === 'generateText') {
     const result = await generateText(options);
-    return { steps: result.steps, responseMessages: result.response.messages, text: result.text };
+    return { steps: result.steps, responseMessages: result.responseMessages, text: result.text };
   }
   const run = streamText(options as Parameters<typeof streamText<TOOLS>>[0]);
   await run.consumeStream();
-  return { steps: await run.steps, responseMessages: (await run.response).messages, text: await run.text };
+  return { steps: await run.steps, responseMessages: await run.responseMessages, text: await run.text };
 }
 
 /** The tool results' outputs the history (response messages) keeps, by toolCallId. */
@@ -219,11 +219,11 @@ for (const kind of storeKinds) {
       expect(model.doGenerateCalls[2]!.temperature).toBe(0.25);
       expect(model.doGenerateCalls[1]!.temperature).toBeUndefined();
       // The history has neither the note nor the pointer.
-      expect(historyOutputs(result.response.messages).get('call-1')).toEqual({
+      expect(historyOutputs(result.responseMessages).get('call-1')).toEqual({
         type: 'text',
         value: sized('r1', 2000),
       });
-      expect(JSON.stringify(result.response.messages)).not.toContain('note line');
+      expect(JSON.stringify(result.responseMessages)).not.toContain('note line');
     });
 
     it('ToolLoopAgent takes the same prepareStep', async () => {
