@@ -37,8 +37,8 @@ import {
 import {
   ask,
   fakeModel,
-  lastToolMessage,
   offloadAgent as langChainAgent,
+  lastToolMessage,
   textOf,
   thread,
 } from './langchain-fixtures.js';
