@@ -203,7 +203,9 @@ export function contextStep(offload: ToolOutputOffload, options: ContextStepOpti
   return async (step) => {
     const own: PrepareStepResult<ToolSet> = appStep ? await appStep(step) : undefined;
     if (own !== undefined && (typeof own !== 'object' || own === null)) {
-      throw new TypeError(`withOffload: the app's prepareStep must return an object or undefined, got ${typeof own}`);
+      throw new TypeError(
+        `withOffload: the app's prepareStep must return an object or undefined, got ${own === null ? 'null' : typeof own}`,
+      );
     }
     const given = own?.messages ?? step.messages;
     if (!Array.isArray(given)) {
