@@ -85,10 +85,7 @@ const cases: Array<[what: string, misspelled: string, call: (extra: Record<strin
   ['offloadMiddleware', 'threadID', (extra) => offloadMiddleware(offload, { onEvent: () => {}, ...extra })],
 ];
 
-/**
- * The stores' constructors: lib/store is the store developer's, who adds the check (reported to the
- * lead); un-skip this when it lands.
- */
+/** The stores' constructors. */
 const storeCases: typeof cases = [
   ['new MemoryOffloadStore', 'logRetension', (extra) => new MemoryOffloadStore({ logRetention: 10, ...extra })],
   ['new IndexedDbOffloadStore', 'persists', (extra) => new IndexedDbOffloadStore({ name: 'x', ...extra })],
