@@ -10,18 +10,17 @@ import {
   type ToolResultPart,
   type ToolSet,
 } from 'ai';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type {
+  ContextEvent,
+  ContextMessage,
+  ContextRequest,
+  FittedContext,
+  ToolOutputOffload,
+} from '../../lib/index.js';
 import { type ModelOutput, withOptionsOf } from './model-output.js';
 
-// The offload's words for a request, through the one method that takes them (lib/index.ts
-// exports the class, not these types).
-type ContextRequest = Parameters<ToolOutputOffload['fitContext']>[0];
-type ContextMessage = ContextRequest['messages'][number];
 type ContextToolSpec = ContextRequest['tools'][number];
-type FittedContext = Awaited<ReturnType<ToolOutputOffload['fitContext']>>;
 type ContextReplacement = FittedContext['replacements'] extends ReadonlyMap<number, infer R> ? R : never;
-/** What fitting a step's request told: results cleared, or the request over the budget anyway (C6). */
-export type ContextEvent = FittedContext['events'][number];
 
 type StepOptions = Parameters<PrepareStepFunction<ToolSet>>[0];
 

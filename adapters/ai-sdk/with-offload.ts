@@ -1,6 +1,6 @@
 import type { PrepareStepFunction, Tool, ToolSet } from 'ai';
-import type { ToolOutputOffload } from '../../lib/index.js';
-import { type ContextEvent, contextStep } from './context-step.js';
+import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
+import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
 import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 
