@@ -226,7 +226,7 @@ describe.each(contextStores)('the context budget in the built-in runtime, on $na
       calls(note('n1')),
       calls(emit('e2')),
       calls(emit('e3')),
-      calls(emit('p0'), emit('p1'), emit('p2')),
+      calls(emit('p0', 25), emit('p1', 25), emit('p2', 25)),
       reply(),
     ]);
     const store = kind.open();
@@ -347,11 +347,11 @@ describe.each(contextStores)('the context budget in the built-in runtime, on $na
     const lines = (i: number) => (i % 4 === 0 ? 100 : 4 + ((i * 7) % 17));
     const model = scriptedModel([...Array.from({ length: 100 }, (_, i) => calls(emit(`s${i}`, lines(i)))), reply()]);
     const store = kind.open();
-    const { agent, readFile } = budgetAgent(model, { store, budget: { maxRequestTokens: 3000 } });
+    const { agent, readFile } = budgetAgent(model, { store, budget: { maxRequestTokens: 8000 }, maxSteps: 200 });
     const result = await agent.run('go', { threadId: 'a' });
     expect(result.status).toBe('completed');
     expect(model.requests).toHaveLength(101);
-    const shown = await checkRequests(model.requests, result.messages, store, 'a', { max: 3000, keep: 3 });
+    const shown = await checkRequests(model.requests, result.messages, store, 'a', { max: 8000, keep: 3 });
     const everCleared = new Set(shown.pointers.flatMap((pointers) => [...pointers.keys()]));
     expect(everCleared.size).toBeGreaterThan(50);
     const originals = originalTexts(result.messages);

@@ -179,7 +179,7 @@ describe.each(contextStores)('the context budget in LangChain.js, on $name', (ki
       [note('n1')],
       [emit('e2')],
       [emit('e3')],
-      [emit('p0'), emit('p1'), emit('p2')],
+      [emit('p0', 25), emit('p1', 25), emit('p2', 25)],
     ]);
     const store = kind.open();
     const budget = { maxRequestTokens: 3000, keepRecentResults: 0, excludeTools: ['note'] };
