@@ -1,4 +1,11 @@
-import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import type {
+  EvictionRecord,
+  ListOptions,
+  StoredResultInfo,
+  StoreEvent,
+  StoreFailure,
+  UnreadableRecord,
+} from '../lib/index.js';
 import { isCount } from './count.js';
 import { shown } from './records.js';
 import { isBound, type StoreInfo } from './store-info.js';
@@ -57,13 +64,19 @@ export interface InspectorSource {
    * with undefined when anything may have changed (it reads everything again). Returns a function
    * that stops calling it; the panel calls it when unmounted.
    */
-  onChange(listener: (changes: readonly SourceChange[] | undefined) => void): () => void;
+  onChange(listener: (changes: readonly (SourceChange | StoreEvent)[] | undefined) => void): () => void;
 }
 
-/** A source as the panel uses it: every method present, each answering with a promise. */
-export type PanelSource = Required<InspectorSource>;
+/** What the panel hears of changes: each checked (toSourceChanges), or undefined when anything may have changed. */
+export type ChangeListener = (changes: readonly SourceChange[] | undefined) => void;
 
-export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
+/**
+ * A source as the panel uses it: every method present, each answering with a promise, changes
+ * checked (a store's own events may be handed on as they are, e.g. a 'request' event, which names no key).
+ */
+export type PanelSource = Required<Omit<InspectorSource, 'onChange'>> & {
+  onChange(listener: ChangeListener): () => void;
+};
 
 /**
  * The change a store event stands for, or undefined when the event does not say which thread
