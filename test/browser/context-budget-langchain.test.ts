@@ -24,16 +24,25 @@ const emit = (tag: string, lines = 20): Call => ({ name: 'emit', args: { lines, 
 const note = (tag: string): Call => ({ name: 'note', args: { lines: 20, tag } });
 
 let ids = 0;
-/** A fake model that asks for `steps` (each a batch of calls, ids unique), then says done. */
-function scripted(steps: Call[][]) {
+/**
+ * A fake model that asks for `steps` (each a batch of calls, or a function of the messages giving
+ * one; ids unique), then says done.
+ */
+function scripted(steps: Array<Call[] | ((messages: BaseMessage[]) => Call[])>) {
   let model = fakeModel();
-  for (const batch of steps) {
+  for (const step of steps) {
     // An AI message of its own, with no text: fakeModel's default one echoes the whole input.
-    const message = new AIMessage({
-      content: '',
-      tool_calls: batch.map((call) => ({ ...call, id: `lc_${++ids}`, type: 'tool_call' as const })),
-    });
-    model = model.respond(() => message);
+    model = model.respond(
+      (messages) =>
+        new AIMessage({
+          content: '',
+          tool_calls: (typeof step === 'function' ? step(messages) : step).map((call) => ({
+            ...call,
+            id: `lc_${++ids}`,
+            type: 'tool_call' as const,
+          })),
+        }),
+    );
   }
   return model.respond(() => new AIMessage('done'));
 }
@@ -44,8 +53,8 @@ function originalTexts(messages: readonly BaseMessage[]): Map<string, string> {
   for (const message of messages) {
     if (!AIMessage.isInstance(message)) continue;
     for (const call of message.tool_calls ?? []) {
-      const { lines, tag } = call.args as { lines: number; tag: string };
-      texts.set(call.id!, linesOf(lines, 80, tag));
+      const { lines, tag } = call.args as { lines?: number; tag?: string };
+      if (call.name === 'emit' || call.name === 'note') texts.set(call.id!, linesOf(lines!, 80, tag!));
     }
   }
   return texts;
@@ -169,6 +178,28 @@ describe.each(contextStores)('the context budget in LangChain.js, on $name', (ki
     await checkRequests([...one.requests, ...two.requests], second.messages, store, { max: 3000, keep: 2 });
     const after = await clearedOf(store, 'a');
     for (const [id, record] of before) expect(after.get(id)).toEqual(record);
+  });
+
+  it('names the call to repeat for a read_file page, and never stores the page (C3, A4)', async () => {
+    const model = scripted([
+      [emit('big', 100)],
+      (messages) => [
+        { name: 'read_file', args: { path: pathNamed(toolText(toolMessagesOf(messages).at(-1)!)), limit: 18 } },
+      ],
+      ...Array.from({ length: 8 }, (_, i) => [emit(`s${i}`)]),
+    ]);
+    const store = kind.open();
+    const { agent, requests } = budgetAgent(model, { store, budget: { maxRequestTokens: 3000, keepRecentResults: 2 } });
+    const result = await agent.invoke(ask(), thread('a'));
+    const [preview, page] = toolMessagesOf(result.messages);
+    expect(page!.name).toBe('read_file');
+    const shown = await checkRequests(requests, result.messages, store, { max: 3000, keep: 2 });
+    const pointer = shown.at(-1)!.get(page!.tool_call_id)!;
+    expect(pointer).toContain('read_file');
+    expect(pointer).toContain(pathNamed(toolText(preview!)));
+    expect((await clearedOf(store, 'a')).get(page!.tool_call_id)!.path).toBeUndefined();
+    const pageText = toolText(page!);
+    for (const entry of await store.list('a')) expect(await store.read('a', entry.key)).not.toBe(pageText);
   });
 
   it('never clears excludeTools results nor the latest step’s; over the budget anyway, onEvent is told (C5, C6)', async () => {
