@@ -1,4 +1,6 @@
 import type { StoreEvent } from '../lib/index.js';
+import { isStep } from './context-records.js';
+import { isLedgerAnswer } from './context-wire.js';
 import { isCount } from './count.js';
 import { type SourceChange, toSourceChanges } from './source.js';
 import { isBound, isStoreInfo } from './store-info.js';
@@ -20,7 +22,10 @@ import { isBound, isStoreInfo } from './store-info.js';
  * for. So did 'bound' (a thread's bound, the smallest maxTotalBytes of its writers, answered with a
  * positive integer or null when the store does not know it) and a change's `bound`: an older side
  * never answers the request nor tells the field, and the panel falls back to the bound it was
- * given or 'info' reports.
+ * given or 'info' reports. So did 'requests' (a thread's context ledger, in pages:
+ * inspector/context-wire.ts) and the change type 'request': an older side never answers the
+ * request (the Context tab says it could not read the ledger), and its notices naming 'request'
+ * are sent apart from the others, so an older panel, which drops them, misses nothing else.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
  * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
@@ -32,7 +37,16 @@ import { isBound, isStoreInfo } from './store-info.js';
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp = 'list' | 'evictions' | 'failures' | 'totalBytes' | 'bound' | 'read' | 'info' | 'unreadable';
+export type RequestOp =
+  | 'list'
+  | 'evictions'
+  | 'failures'
+  | 'totalBytes'
+  | 'bound'
+  | 'read'
+  | 'info'
+  | 'unreadable'
+  | 'requests';
 
 export type InspectorRequest =
   | {
@@ -46,7 +60,8 @@ export type InspectorRequest =
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound'; threadId: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number };
 
 /** A request without its envelope: what the panel asks. */
 export type RequestBody = InspectorRequest extends infer R
@@ -84,7 +99,13 @@ export interface ChangeNotice {
  * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
  * `__proto__` or `toString` is never found through a prototype.
  */
-const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>(['stored', 'evicted', 'restored', 'failed']);
+const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type'] | 'request'>([
+  'stored',
+  'evicted',
+  'restored',
+  'failed',
+  'request',
+]);
 
 /** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
 export const MAX_NOTICE_CHANGES = 256;
@@ -133,6 +154,10 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
   if ((op === 'totalBytes' || op === 'bound') && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
+  }
+  if (op === 'requests' && isString(threadId) && (data.after === undefined || isStep(data.after))) {
+    const { after } = data;
+    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
   }
   if (op === 'read' && isString(data.threadId) && isString(data.key)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId, key: data.key };
@@ -233,6 +258,7 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   bound: (value) => value === null || isBound(value),
   read: isString,
   info: isStoreInfo,
+  requests: isLedgerAnswer,
 };
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */

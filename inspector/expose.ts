@@ -9,6 +9,7 @@ import {
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
+import { ledgerPage } from './context-wire.js';
 import {
   assertInspectableStore,
   type InspectableStore,
@@ -63,6 +64,8 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return store.read(request.threadId, request.key);
     case 'info':
       return readStoreInfo(store, bound);
+    case 'requests':
+      return ledgerPage(store, request.threadId, request.after);
   }
 }
 
@@ -89,9 +92,10 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   // of the origin replaying one) costs reading the message, not a store read and an answer.
   const seen = new Set<string>();
   let closed = false;
-  let batched = 0;
-  // The batch's changes, so panels read only the threads they name; undefined once there are too many.
-  let changes: SourceChange[] | undefined = [];
+  // Two batches: the context ledger's 'request' changes go in notices of their own, since a panel
+  // of an older version drops a notice naming a type it does not know, and would miss the others.
+  // Each batch's changes, so panels read only the threads they name; undefined once there are too many.
+  const batches = [0, 1].map(() => ({ events: 0, changes: [] as SourceChange[] | undefined }));
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const post = (message: InspectorResponse | ChangeNotice) => {
@@ -117,17 +121,20 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   };
 
   const unsubscribe = store.subscribe((event) => {
-    batched += 1;
     const change = toSourceChange(event);
-    if (change && changes && changes.length < MAX_NOTICE_CHANGES) changes.push(change);
-    else changes = undefined;
+    const batch = batches[change?.type === 'request' ? 1 : 0]!;
+    batch.events += 1;
+    if (change && batch.changes && batch.changes.length < MAX_NOTICE_CHANGES) batch.changes.push(change);
+    else batch.changes = undefined;
     timer ??= setTimeout(() => {
       timer = undefined;
-      const events = batched;
-      const changed = changes;
-      batched = 0;
-      changes = [];
-      notify(events, changed);
+      for (const each of batches) {
+        if (each.events === 0) continue;
+        const { events, changes } = each;
+        each.events = 0;
+        each.changes = [];
+        notify(events, changes);
+      }
     }, NOTICE_BATCH_MS);
   });
 

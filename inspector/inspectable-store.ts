@@ -11,6 +11,8 @@ export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' 
   unreadable?: OffloadStore['unreadable'];
   /** A thread's bound, for its gauge (the built-in stores report it). */
   bound?: OffloadStore['bound'];
+  /** A thread's context ledger, for the Context tab (the built-in stores keep it). */
+  requests?: OffloadStore['requests'];
   /** The origin's `navigator.storage.estimate()`, where the browser tells. */
   estimate?(): Promise<StorageEstimate | undefined>;
   /** The origin's `navigator.storage.persisted()`. */

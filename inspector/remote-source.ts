@@ -10,6 +10,7 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
+import { readLedgerPages } from './context-wire.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
 import type { ChangeListener, PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
@@ -116,6 +117,12 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     bound: async (threadId) => (await ask<number | null>({ op: 'bound', threadId })) ?? undefined,
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),
+    // The context ledger comes in pages (inspector/context-wire.ts).
+    requests: (threadId, ledgerOptions) =>
+      readLedgerPages(
+        (after) => ask({ op: 'requests', threadId, ...(after === undefined ? {} : { after }) }),
+        ledgerOptions?.after,
+      ),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -6,6 +6,8 @@ import type {
   StoreFailure,
   UnreadableRecord,
 } from '../lib/index.js';
+import { isStep, type LedgerRecord } from './context-records.js';
+import type { LedgerReadOptions } from './context-wire.js';
 import { isCount } from './count.js';
 import { shown } from './records.js';
 import { isBound, type StoreInfo } from './store-info.js';
@@ -13,12 +15,15 @@ import { isBound, type StoreInfo } from './store-info.js';
 /**
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
  * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
- * It tells the panel which thread to read again, and which entry.
+ * It tells the panel which thread to read again, and which entry. A `'request'` (a model request
+ * recorded in the thread's context ledger) names no key (`''`) and tells its `step`.
  */
 export interface SourceChange {
   type: string;
   threadId: string;
   key: string;
+  /** A `'request'`'s step, when told. */
+  step?: number;
   totalBytes?: number;
   /** The thread's bound (the smallest maxTotalBytes of its writers), when the store tells it. */
   bound?: number;
@@ -57,6 +62,12 @@ export interface InspectorSource {
   bound?(threadId: string): Promise<number | undefined>;
   /** A stored text, read when an entry is opened. */
   read(threadId: string, key: string): Promise<string>;
+  /**
+   * The thread's context ledger (`OffloadStore.requests`), oldest first, for the Context tab; with
+   * `options.after`, only the later steps' records (answering with more is fine). Undefined, or
+   * no such method: the store keeps no ledger.
+   */
+  requests?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord[] | undefined>;
   /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
   info?(): Promise<StoreInfo>;
   /**
@@ -84,7 +95,10 @@ export type PanelSource = Required<Omit<InspectorSource, 'onChange'>> & {
  */
 export function toSourceChange(event: unknown): SourceChange | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
-  const { type, threadId, key, totalBytes, bound } = event as Record<string, unknown>;
+  const { type, threadId, key, totalBytes, bound, step } = event as Record<string, unknown>;
+  if (type === 'request' && typeof threadId === 'string') {
+    return { type, threadId, key: '', ...(isStep(step) ? { step } : {}) };
+  }
   if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
   // A total or bound that is not one is dropped: the panel reads it instead of showing it.
   return {
@@ -113,6 +127,7 @@ const methods = {
   unreadable: 0,
   info: 0,
   bound: 0,
+  requests: 0,
 };
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
@@ -150,6 +165,7 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
     bound: async (threadId) => (source.bound ? source.bound(threadId) : undefined),
     read: async (threadId, key) => source.read(threadId, key),
     info: async () => (source.info ? source.info() : {}),
+    requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : undefined),
     onChange(listener) {
       const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {

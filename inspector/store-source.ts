@@ -1,4 +1,5 @@
 import type { StoreEvent } from '../lib/index.js';
+import { readLedger } from './context-wire.js';
 import { type InspectableStore, readKeyed, storeBound, storeFailures, storeUnreadable } from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
 import { readStoreInfo } from './store-info.js';
@@ -23,6 +24,7 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     totalBytes: (threadId) => store.totalBytes(threadId),
     bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
+    requests: (threadId, options) => readLedger(store, threadId, options?.after),
     // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {
