@@ -1,13 +1,9 @@
 import { AIMessage, type BaseMessage, type SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { ContextMessage, ContextRequest, FittedContext } from '../../lib/index.js';
 import { toolTextsOf, withToolText } from './tool-messages.js';
 
-// The offload's words for one model request, taken from its own signature (lib/index.ts exports the class).
-type ContextRequest = Parameters<ToolOutputOffload['fitContext']>[0];
-type ContextMessage = ContextRequest['messages'][number];
 type ContextToolSpec = ContextRequest['tools'][number];
-type Replacements = Awaited<ReturnType<ToolOutputOffload['fitContext']>>['replacements'];
 
 /** A tool as LangChain's wrapModelCall hands it: a LangChain tool (its schema zod or JSON Schema), or a provider's own tool object. */
 type RequestTool = { name?: unknown; description?: unknown; schema?: unknown } | Record<string, unknown>;
@@ -44,6 +40,9 @@ function contextMessageOf(message: BaseMessage, names: ReadonlyMap<string, strin
     const toolCallId = message.tool_call_id;
     const toolName = message.name || names.get(toolCallId) || '';
     const text = texts.join('\n');
+    // A result without a tool_call_id (a model that gave its call none) has nothing to record its
+    // clearing under (C4): it is counted, and sent as it is.
+    if (toolCallId === '') return { role: 'user', text };
     return { role: 'tool', toolCallId, toolName, text, ...(mediaParts > 0 ? { mediaParts } : {}) };
   }
   if (AIMessage.isInstance(message)) {
@@ -79,7 +78,7 @@ export function contextRequestOf(
  * is the pointer (C2; its media dropped when it says so) or the cut preview (C6). The agent's state
  * keeps the messages given. The same array when nothing is replaced.
  */
-export function withReplacements(messages: BaseMessage[], replacements: Replacements): BaseMessage[] {
+export function withReplacements(messages: BaseMessage[], replacements: FittedContext['replacements']): BaseMessage[] {
   if (replacements.size === 0) return messages;
   return messages.map((message, i) => {
     const replacement = replacements.get(i);

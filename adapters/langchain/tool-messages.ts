@@ -1,8 +1,5 @@
 import { coerceMessageLikeToMessage, ToolMessage } from '@langchain/core/messages';
-import type { ToolOutputOffload } from '../../lib/index.js';
-
-/** What fitting a request to the context budget told (the offload's words, from its own signature). */
-type ContextEvent = Awaited<ReturnType<ToolOutputOffload['fitContext']>>['events'][number];
+import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
 
 /** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
 export type OffloadEvent =

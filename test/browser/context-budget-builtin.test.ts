@@ -259,6 +259,25 @@ describe.each(contextStores)('the context budget in the built-in runtime, on $na
       expect(requestTokens(model.requests[k]!)).toBeLessThanOrEqual(3000);
   });
 
+  it('sends results whose calls have no id as they are (nothing to record their clearing under), and the run goes on', async () => {
+    const model = scriptedModel([
+      ...Array.from({ length: 8 }, (_, i) => calls(['emit', { lines: 20, tag: `r${i}` }, ''])),
+      reply(),
+    ]);
+    const store = kind.open();
+    const { agent } = budgetAgent(model, { store, budget: { maxRequestTokens: 3000, keepRecentResults: 0 } });
+    const result = await agent.run('go', { threadId: 'a' });
+    expect(result.status).toBe('completed');
+    const originals = toolMessagesOf(result.messages).map((m) => joinText(m.content));
+    for (const request of model.requests) {
+      const sent = toolMessagesOf(request.messages).map((m) => joinText(m.content));
+      expect(sent).toEqual(originals.slice(0, sent.length));
+    }
+    expect(requestTokens(model.requests.at(-1)!)).toBeGreaterThan(3000);
+    expect(eventsOf(result.events, 'context-over-budget').length).toBeGreaterThan(0);
+    expect(eventsOf(result.events, 'context-cleared')).toEqual([]);
+  });
+
   it('cuts every preview to its header when clearing all it may is not enough (C6)', async () => {
     const model = scriptedModel([...Array.from({ length: 5 }, (_, i) => calls(emit(`big${i}`, 100))), reply()]);
     const store = kind.open();

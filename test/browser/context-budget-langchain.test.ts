@@ -235,6 +235,32 @@ describe.each(contextStores)('the context budget in LangChain.js, on $name', (ki
     for (const request of requests.slice(0, -1)) expect(requestTokens(request)).toBeLessThanOrEqual(3000);
   });
 
+  it('sends results whose calls have no id as they are (nothing to record their clearing under), and the run goes on', async () => {
+    let model = fakeModel();
+    for (let i = 0; i < 8; i++) {
+      model = model.respond(
+        () => new AIMessage({ content: '', tool_calls: [{ name: 'emit', args: { lines: 20, tag: `r${i}` }, id: '' }] }),
+      );
+    }
+    model = model.respond(() => new AIMessage('done'));
+    const store = kind.open();
+    const { agent, events, requests } = budgetAgent(model, {
+      store,
+      budget: { maxRequestTokens: 3000, keepRecentResults: 0 },
+    });
+    const result = await agent.invoke(ask(), thread('a'));
+    expect(result.messages.at(-1)!.text).toBe('done');
+    const originals = toolMessagesOf(result.messages).map(toolText);
+    for (const request of requests) {
+      expect(toolMessagesOf(request.messages).map(toolText)).toEqual(
+        originals.slice(0, toolMessagesOf(request.messages).length),
+      );
+    }
+    expect(requestTokens(requests.at(-1)!)).toBeGreaterThan(3000);
+    expect(ofType(events, 'context-over-budget').length).toBeGreaterThan(0);
+    expect(ofType(events, 'context-cleared')).toEqual([]);
+  });
+
   it('cuts every preview to its header when clearing all it may is not enough (C6)', async () => {
     const model = scripted(Array.from({ length: 5 }, (_, i) => [emit(`big${i}`, 100)]));
     const store = kind.open();
