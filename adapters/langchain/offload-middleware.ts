@@ -1,6 +1,7 @@
 import { type SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
 import type { ToolOutputOffload } from '../../lib/index.js';
+import { contextRequestOf, withReplacements } from './context-request.js';
 import { langChainReadTools } from './read-tools.js';
 import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
 import { isCommand, type OffloadEvent, offloadCommand, offloadToolMessage } from './tool-messages.js';
@@ -12,7 +13,11 @@ export interface OffloadMiddlewareOptions {
    * error saying so — results are never pooled in one shared thread.
    */
   threadId?: ThreadIdOf;
-  /** Told of each result stored or that could not be stored. A listener that throws is logged, not rethrown. */
+  /**
+   * Told of each result stored or that could not be stored, and of each request fitted to the
+   * offload's `contextBudget` (`context-cleared`, `context-over-budget`). A listener that throws is
+   * logged, not rethrown.
+   */
   onEvent?: (event: OffloadEvent) => void;
 }
 
@@ -53,7 +58,9 @@ function withOffloadLines(system: SystemMessage, lines: string): SystemMessage {
  *   `/large_tool_results/` and its first lines (same tool_call_id); a Command's ToolMessages too;
  * - adds the read-only tools read_file, grep, ls and glob over the thread's stored results (their
  *   results are never stored; an evicted or unknown path is an error ToolMessage, not a throw);
- * - appends the offload's lines to the system prompt of every model call;
+ * - appends the offload's lines to the system prompt of every model call, and fits the request to the
+ *   offload's `contextBudget` (C1–C7): old ToolMessages are sent as pointers to where they are stored
+ *   (copies, same tool_call_id; the agent's state keeps them whole);
  * - tells `onEvent` of each result stored or that could not be stored: a store failure never fails
  *   the run (S3), the model gets a cut with a note saying why.
  * A tool's own error (thrown, or a ToolMessage with status "error") passes through unchanged.
@@ -80,7 +87,7 @@ export function offloadMiddleware(
     name: 'ToolOutputOffload',
     tools: readTools.registered,
     wrapModelCall: async (request, handler) => {
-      threadOf(request.runtime); // a run without a thread fails here, before any tool ran
+      const threadId = threadOf(request.runtime); // a run without a thread fails here, before any tool ran
       // LangChain runs the first tool of a name: an app tool named like a read tool would shadow it.
       const clash = request.tools.find((t) => readTools.names.has(String(t.name)) && !readTools.runnerFor(t));
       if (clash) {
@@ -88,7 +95,14 @@ export function offloadMiddleware(
           `offloadMiddleware adds the tools ${[...readTools.names].join(', ')}; the agent has another tool named "${clash.name}": rename it or leave it out`,
         );
       }
-      return handler({ ...request, systemMessage: withOffloadLines(request.systemMessage, offload.systemPrompt()) });
+      const systemMessage = withOffloadLines(request.systemMessage, offload.systemPrompt());
+      // Fitted to the context budget as it will be sent (C1): old results become pointers in a copy.
+      const fitted = await offload.fitContext(
+        contextRequestOf(threadId, systemMessage, request.tools, request.messages),
+      );
+      for (const event of fitted.events) emit(event);
+      const messages = withReplacements(request.messages, fitted.replacements);
+      return handler({ ...request, systemMessage, messages });
     },
     wrapToolCall: async (request, handler) => {
       const runner = readTools.runnerFor(request.tool);

@@ -1,5 +1,5 @@
 import { coerceMessageLikeToMessage, ToolMessage } from '@langchain/core/messages';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
 
 /** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
 export type OffloadEvent =
@@ -9,7 +9,13 @@ export type OffloadEvent =
    * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
    * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
    */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string };
+  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
+  /**
+   * The request was over the offload's `contextBudget`: old results were cleared from it (C1, C2;
+   * `paths` they are read back at) — or, clearing all it may, it still is (`context-over-budget`,
+   * C6: sent anyway). The agent's state keeps every result.
+   */
+  | ContextEvent;
 
 /** Where a tool's result is offloaded: its thread and the tool's name (for a message without one). */
 interface ResultOrigin {
@@ -27,6 +33,32 @@ const isTextBlock = (block: unknown): block is { type: 'text'; text: string } =>
   (block as Block).type === 'text' &&
   typeof (block as Block).text === 'string';
 
+/** A ToolMessage's texts, as the offload takes them (joined with newlines): the string, or its text blocks. */
+export function toolTextsOf(message: ToolMessage): string[] {
+  const { content } = message;
+  return typeof content === 'string' ? [content] : content.filter(isTextBlock).map((block) => block.text);
+}
+
+/**
+ * A copy of `message` (same tool_call_id, name, status, artifact…) whose text is `text`: a string
+ * stays a string; blocks become one text block, then the non-text blocks unless `dropMedia`.
+ */
+export function withToolText(message: ToolMessage, text: string, { dropMedia = false } = {}): ToolMessage {
+  const { content } = message;
+  const others = typeof content === 'string' || dropMedia ? [] : content.filter((block) => !isTextBlock(block));
+  return new ToolMessage({
+    content: typeof content === 'string' ? text : [{ type: 'text', text }, ...others],
+    tool_call_id: message.tool_call_id,
+    name: message.name,
+    id: message.id,
+    status: message.status,
+    artifact: message.artifact,
+    metadata: message.metadata,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+  });
+}
+
 /**
  * The ToolMessage the model should see: the same message when its text is within the threshold,
  * else one with the same tool_call_id (and name, status, artifact) whose text is the offload's
@@ -35,8 +67,7 @@ const isTextBlock = (block: unknown): block is { type: 'text'; text: string } =>
  */
 export async function offloadToolMessage(message: ToolMessage, origin: ResultOrigin): Promise<ToolMessage> {
   if (message.status === 'error') return message;
-  const { content } = message;
-  const texts = typeof content === 'string' ? [content] : content.filter(isTextBlock).map((block) => block.text);
+  const texts = toolTextsOf(message);
   if (texts.length === 0) return message;
   const original = texts.join('\n');
   const toolName = message.name || origin.toolName;
@@ -48,21 +79,7 @@ export async function offloadToolMessage(message: ToolMessage, origin: ResultOri
   } else if (result.kind === 'failed') {
     origin.emit({ type: 'offload-failed', threadId, toolName, toolCallId, why: result.why });
   }
-  if (result.text === original) return message;
-  return new ToolMessage({
-    content:
-      typeof content === 'string'
-        ? result.text
-        : [{ type: 'text', text: result.text }, ...content.filter((block) => !isTextBlock(block))],
-    tool_call_id: message.tool_call_id,
-    name: message.name,
-    id: message.id,
-    status: message.status,
-    artifact: message.artifact,
-    metadata: message.metadata,
-    additional_kwargs: message.additional_kwargs,
-    response_metadata: message.response_metadata,
-  });
+  return result.text === original ? message : withToolText(message, result.text);
 }
 
 /** The subset of LangGraph's Command this needs; the class itself is LangGraph's, not a peer of this package. */

@@ -8,7 +8,15 @@ import type { ModelReply, ModelRequest } from '../runtime/model.js';
 import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import { joinText } from '../shared/content.js';
-import { offloadStateKey, orphanAgeMs, type SettleTurns, storeProblem, unsettledTurns } from './offload-state.js';
+import { contextRequestOf, withReplacements } from './context-fit.js';
+import {
+  type ContextCleared,
+  offloadStateKey,
+  orphanAgeMs,
+  type SettleTurns,
+  storeProblem,
+  unsettledTurns,
+} from './offload-state.js';
 import { boundToolMessages } from './request-bound.js';
 import { Stagings } from './stagings.js';
 import { SummaryCleanup } from './summary-cleanup.js';
@@ -17,13 +25,15 @@ import { SummaryCleanup } from './summary-cleanup.js';
  * A ToolOutputOffload in the built-in runtime: `createAgent({ middleware: [offload] })` makes one
  * per agent. It stages a large result in `wrapToolCall` and adds the commit to the Success's update,
  * which the runtime applies (one store transaction, with the evictions, O3); an output Block
- * restores the key (O8). Before each model call it bounds the request (O9) and drops what a summary
- * covers (O7).
+ * restores the key (O8). Before each model call it drops what a summary covers (O7), bounds the
+ * request (O9) and fits it to the context budget (`fitContext`, C1–C7: old results sent as pointers,
+ * the thread's history unchanged).
  *
  * Its run events: `offloaded` { path, bytes, truncated } for a result stored; `offload-failed`
  * { path, bytes, why } for one the store could not take (cut with a note saying why, S3);
  * `store-unavailable` { why } at most once a turn, when the store failed at the turn's start (it
- * could not be opened, say: the run goes on, S3, S6); `summarized-drop` { keys } (O7).
+ * could not be opened, say: the run goes on, S3, S6); `summarized-drop` { keys } (O7);
+ * `context-cleared` { paths, tokensBefore, tokensAfter } and `context-over-budget` { tokens, budget } (C6).
  */
 export class OffloadMiddleware implements Middleware {
   readonly name = 'ToolOutputOffload';
@@ -97,10 +107,25 @@ export class OffloadMiddleware implements Middleware {
       .drop(context.threadId, context.turnId, context.state, context.messages)
       .catch(() => undefined);
     if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
-    const messages = boundToolMessages(request.messages, this.#offload);
+    const bounded = boundToolMessages(request.messages, this.#offload);
+    const { threadId, turnId } = context;
+    // The bounded request is what is measured and fitted to the budget (C1): the ledger too records it.
+    const fitted = await this.#offload.fitContext(
+      contextRequestOf({ ...request, messages: bounded }, { threadId, turnId, readTools: this.#readTools }),
+    );
+    // The runtime puts the thread in every run event itself.
+    for (const { threadId: _thread, ...event } of fitted.events) context.emit(event);
+    const messages = withReplacements(bounded, fitted.replacements);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
-    // Only this middleware's own key: an inner layer's update is its own to return.
-    return drop ? { ...reply, update: { [ToolOutputOffload.key]: drop } } : reply;
+    // Only this middleware's own key: an inner layer's update is its own to return. A drop marks
+    // the turn as changing the store already; a new clearing (and what was stored for it) does too,
+    // so an output Block takes it back and a later settle forgets it (C7).
+    if (drop) return { ...reply, update: { [ToolOutputOffload.key]: drop } };
+    if (fitted.events.some((event) => event.type === 'context-cleared')) {
+      const cleared: ContextCleared = { type: 'context-cleared', threadId, turnId };
+      return { ...reply, update: { [ToolOutputOffload.key]: cleared } };
+    }
+    return reply;
   }
 
   async wrapToolCall(

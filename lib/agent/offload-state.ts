@@ -27,6 +27,18 @@ export interface SettleTurns {
   expireBefore?: number;
 }
 
+/**
+ * The update wrapModelCall writes when fitting the request to the context budget cleared results
+ * (and stored those under the threshold, C3): the store changed for the turn, so it is among the
+ * thread's unsettled turns, an output Block restores it (its clearings and what was stored for them
+ * go, C7) and a later settle forgets it. The store was written already: applying it changes nothing there.
+ */
+export interface ContextCleared {
+  type: 'context-cleared';
+  threadId: string;
+  turnId: string;
+}
+
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
 export const orphanAgeMs = 60 * 60 * 1000;
 
@@ -51,7 +63,10 @@ export function unsettledTurns(value: unknown): string[] {
 }
 
 /** Checks that an update written to the offload's key is a store change for this thread, or a settle. */
-function checkStoreChange(update: unknown, threadId: string): OffloadCommit | StoreChange | SettleTurns {
+function checkStoreChange(
+  update: unknown,
+  threadId: string,
+): OffloadCommit | StoreChange | SettleTurns | ContextCleared {
   if (!isRecord(update)) fail(`expected a store change object, got ${quoteForMessage(update)}`);
   const change = update;
   if (change.type === 'settle') {
@@ -93,7 +108,8 @@ function checkStoreChange(update: unknown, threadId: string): OffloadCommit | St
       fail(`a drop's reason must be "summarized", got ${quoteForMessage(change.reason)}`);
     return change as unknown as StoreChange;
   }
-  return fail(`type must be "commit", "drop" or "settle", got ${quoteForMessage(change.type)}`);
+  if (change.type === 'context-cleared') return { type: 'context-cleared', threadId, turnId: change.turnId };
+  return fail(`type must be "commit", "drop", "context-cleared" or "settle", got ${quoteForMessage(change.type)}`);
 }
 
 async function currentValue(
@@ -141,6 +157,10 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
         return { entries: expired.entries, totalBytes: expired.totalBytes, turns: left };
       }
       const withThisTurn = withTurn(turns, context.turnId);
+      if (change.type === 'context-cleared') {
+        // Only the counts to refresh (results stored to clear them); a store failing here fails nothing (S3).
+        return currentValue(store, context.threadId, withThisTurn).catch(() => ({ ...current, turns: withThisTurn }));
+      }
       if (change.type !== 'commit') {
         const applied = await store.apply(change);
         return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withThisTurn };

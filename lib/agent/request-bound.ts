@@ -4,7 +4,7 @@ import type { Message } from '../runtime/messages.js';
 import { type ContentPart, isTextPart } from '../shared/content.js';
 
 /** Text parts joined as the offload measures them; a non-string text (bad input) is shown, not thrown on. */
-function textOf(content: readonly ContentPart[]): string {
+export function textOf(content: readonly ContentPart[]): string {
   return content
     .filter(isTextPart)
     .map((part) => (typeof part.text === 'string' ? part.text : String(part.text)))

@@ -58,7 +58,10 @@ describe('the offload state key', () => {
       { type: 'drop', threadId: 't1', keys: ['k'], turnId: 't', reason: 'bound' },
       /a drop's reason must be "summarized", got "bound"/,
     ],
-    [{ type: 'wipe', threadId: 't1', turnId: 't' }, /type must be "commit", "drop" or "settle", got "wipe"/],
+    [
+      { type: 'wipe', threadId: 't1', turnId: 't' },
+      /type must be "commit", "drop", "context-cleared" or "settle", got "wipe"/,
+    ],
     [{ type: 'settle', turns: 'turn-1' }, /a settle needs turns as an array of non-empty strings, got "turn-1"/],
     [{ type: 'settle', turns: [''] }, /a settle needs turns as an array of non-empty strings, got \[""\]/],
   ])('rejects the malformed update %j with a clear error, changing nothing', async (update, message) => {
