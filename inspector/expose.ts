@@ -7,6 +7,7 @@ import {
   MAX_NOTICE_CHANGES,
   PROTOCOL,
   parseRequest,
+  type RequestChange,
   toWireError,
 } from './channel-protocol.js';
 import {
@@ -14,7 +15,9 @@ import {
   type InspectableStore,
   readKeyed,
   storeBound,
+  storeCleared,
   storeFailures,
+  storeRequests,
   storeUnreadable,
 } from './inspectable-store.js';
 import { type SourceChange, toSourceChange } from './source.js';
@@ -63,6 +66,10 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return store.read(request.threadId, request.key);
     case 'info':
       return readStoreInfo(store, bound);
+    case 'cleared':
+      return storeCleared(store, request.threadId);
+    case 'requests':
+      return storeRequests(store, request.threadId, request.afterStep);
   }
 }
 
@@ -89,15 +96,24 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   const seen = new Set<string>();
   let closed = false;
   let batched = 0;
-  // The batch's changes, so panels read only the threads they name; undefined once there are too many.
+  // The batch's changes and model requests, so panels read only the threads they name; undefined
+  // once there are too many (both together).
   let changes: SourceChange[] | undefined = [];
+  let requests: RequestChange[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const post = (message: InspectorResponse | ChangeNotice) => {
     if (!closed) channel.postMessage(message);
   };
-  const notify = (events: number, changed?: SourceChange[]) =>
-    post({ protocol: PROTOCOL, kind: 'changed', events, ...(changed ? { changes: changed } : {}), instance });
+  const notify = (events: number, changed?: SourceChange[], requested: RequestChange[] = []) =>
+    post({
+      protocol: PROTOCOL,
+      kind: 'changed',
+      events,
+      ...(changed ? { changes: changed } : {}),
+      ...(changed && requested.length > 0 ? { requests: requested } : {}),
+      instance,
+    });
 
   channel.onmessage = (event: MessageEvent) => {
     const request = parseRequest(event.data);
@@ -118,15 +134,19 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   const unsubscribe = store.subscribe((event) => {
     batched += 1;
     const change = toSourceChange(event);
-    if (change && changes && changes.length < MAX_NOTICE_CHANGES) changes.push(change);
-    else changes = undefined;
+    if (!change || !changes || changes.length + requests.length >= MAX_NOTICE_CHANGES) changes = undefined;
+    // Apart from the changes: an older panel drops a notice whose changes name a type it does not know.
+    else if (change.type === 'request') requests.push({ threadId: change.threadId, step: change.step ?? 0 });
+    else changes.push(change);
     timer ??= setTimeout(() => {
       timer = undefined;
       const events = batched;
       const changed = changes;
+      const requested = requests;
       batched = 0;
       changes = [];
-      notify(events, changed);
+      requests = [];
+      notify(events, changed, requested);
     }, NOTICE_BATCH_MS);
   });
 

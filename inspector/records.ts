@@ -69,6 +69,14 @@ class Reader {
     return false;
   }
 
+  /** A step of a thread's ledger: an integer ≥ 1, else NaN. */
+  step(field: string): number {
+    const value = this.fields[field];
+    if (Number.isSafeInteger(value) && (value as number) >= 1) return value as number;
+    this.problems.push(value === undefined ? `${field} is missing` : `${field} is not a step (got ${shown(value)})`);
+    return Number.NaN;
+  }
+
   done<T extends object>(record: T): T & Flagged {
     return this.problems.length === 0 ? record : { ...record, problems: this.problems };
   }
@@ -150,4 +158,36 @@ export function toRows<T>(list: unknown, toRow: (value: unknown) => T | undefine
     else rows.push(row);
   }
   return { rows, skipped };
+}
+
+/** What the panel reads of a cleared result: which path of which thread, since which step. */
+export interface ClearedRow extends Flagged {
+  threadId: string;
+  toolCallId: string;
+  /** Absent for a file tool's page (its pointer names a call to repeat, not a path). */
+  path?: string;
+  step: number;
+}
+
+export function toClearedRow(value: unknown): ClearedRow | undefined {
+  if (!isFields(value)) return undefined;
+  const read = new Reader(value);
+  const row = { threadId: read.text('threadId'), toolCallId: read.text('toolCallId'), step: read.step('step') };
+  const path = read.optionalText('path');
+  return read.done(path === undefined ? row : { ...row, path });
+}
+
+/** What the panel reads of a ledger record beside the gauge: its step and the budget it was fitted to. */
+export interface RequestRow extends Flagged {
+  threadId: string;
+  step: number;
+  /** maxRequestTokens when a budget was set; absent, or NaN when not a count. */
+  budget?: number;
+}
+
+export function toRequestRow(value: unknown): RequestRow | undefined {
+  if (!isFields(value)) return undefined;
+  const read = new Reader(value);
+  const row = { threadId: read.text('threadId'), step: read.step('step') };
+  return read.done(value.budget === undefined ? row : { ...row, budget: read.count('budget') });
 }

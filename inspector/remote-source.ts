@@ -10,8 +10,9 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
+import type { ClearedResult, RequestRecord } from './inspectable-store.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
-import type { ChangeListener, PanelSource } from './source.js';
+import type { ChangeListener, PanelSource, SourceChange } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
 interface RemoteSourceOptions {
@@ -116,6 +117,13 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     bound: async (threadId) => (await ask<number | null>({ op: 'bound', threadId })) ?? undefined,
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),
+    cleared: (threadId) => ask<ClearedResult[]>({ op: 'cleared', threadId }),
+    requests: (threadId, requestOptions) =>
+      ask<RequestRecord[]>(
+        requestOptions?.afterStep === undefined
+          ? { op: 'requests', threadId }
+          : { op: 'requests', threadId, afterStep: requestOptions.afterStep },
+      ),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -131,7 +139,11 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
           // A store exposed after these requests were sent never saw them: ask it again.
           resendPending();
         }
-        for (const listener of [...listeners]) listener(notice.changes);
+        const changes: SourceChange[] | undefined = notice.changes && [
+          ...notice.changes,
+          ...(notice.requests ?? []).map(({ threadId, step }) => ({ type: 'request', threadId, key: '', step })),
+        ];
+        for (const listener of [...listeners]) listener(changes);
         return;
       }
       const response = parseResponse(data);

@@ -1,17 +1,22 @@
 import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
-import { isCount } from './count.js';
+import { isCount, isStep } from './count.js';
+import type { ClearedResult, RequestRecord } from './inspectable-store.js';
 import { shown } from './records.js';
 import { isBound, type StoreInfo } from './store-info.js';
 
 /**
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
- * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
+ * `'failed'`) to which key of which thread, and the thread's total and bound after it when known;
+ * or `'request'`: a model request of the thread was recorded (its `step`), with no key.
  * It tells the panel which thread to read again, and which entry.
  */
 export interface SourceChange {
   type: string;
   threadId: string;
+  /** The entry's key; '' for a `'request'`. */
   key: string;
+  /** A `'request'`'s step, as the store numbered it. */
+  step?: number;
   totalBytes?: number;
   /** The thread's bound (the smallest maxTotalBytes of its writers), when the store tells it. */
   bound?: number;
@@ -48,6 +53,17 @@ export interface InspectorSource {
    * undefined) the gauge shows mountInspector's `bound` option, else the bound `info()` reports.
    */
   bound?(threadId: string): Promise<number | undefined>;
+  /**
+   * The results cleared from the thread's model requests (C2–C4), for the "cleared" marks; without
+   * this method, none are marked.
+   */
+  cleared?(threadId: string): Promise<ClearedResult[]>;
+  /**
+   * The thread's context ledger, oldest first: with `afterStep`, only the records after that step
+   * (answering with more is fine: the panel keeps the ones it asked for). Without this method, no
+   * budget is shown.
+   */
+  requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
   /** A stored text, read when an entry is opened. */
   read(threadId: string, key: string): Promise<string>;
   /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
@@ -58,6 +74,12 @@ export interface InspectorSource {
    * that stops calling it; the panel calls it when unmounted.
    */
   onChange(listener: (changes: readonly SourceChange[] | undefined) => void): () => void;
+}
+
+/** What `InspectorSource.requests` reads besides a thread's whole ledger. */
+export interface RequestsOptions {
+  /** Only the records of steps after this one. */
+  afterStep?: number;
 }
 
 /** A source as the panel uses it: every method present, each answering with a promise. */
@@ -71,7 +93,11 @@ export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
  */
 export function toSourceChange(event: unknown): SourceChange | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
-  const { type, threadId, key, totalBytes, bound } = event as Record<string, unknown>;
+  const { type, threadId, key, totalBytes, bound, step } = event as Record<string, unknown>;
+  // The store's 'request' event ({ type, threadId, step, tokens }) names a thread, no entry.
+  if (type === 'request' && typeof threadId === 'string') {
+    return { type, threadId, key: '', ...(isStep(step) ? { step } : {}) };
+  }
   if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
   // A total or bound that is not one is dropped: the panel reads it instead of showing it.
   return {
@@ -100,6 +126,8 @@ const methods = {
   unreadable: 0,
   info: 0,
   bound: 0,
+  cleared: 0,
+  requests: 0,
 };
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
@@ -137,6 +165,8 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
     bound: async (threadId) => (source.bound ? source.bound(threadId) : undefined),
     read: async (threadId, key) => source.read(threadId, key),
     info: async () => (source.info ? source.info() : {}),
+    cleared: async (threadId) => (source.cleared ? source.cleared(threadId) : []),
+    requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : []),
     onChange(listener) {
       const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {

@@ -1,5 +1,13 @@
 import type { StoreEvent } from '../lib/index.js';
-import { type InspectableStore, readKeyed, storeBound, storeFailures, storeUnreadable } from './inspectable-store.js';
+import {
+  type InspectableStore,
+  readKeyed,
+  storeBound,
+  storeCleared,
+  storeFailures,
+  storeRequests,
+  storeUnreadable,
+} from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
 import { readStoreInfo } from './store-info.js';
 
@@ -23,6 +31,8 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     totalBytes: (threadId) => store.totalBytes(threadId),
     bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
+    cleared: (threadId) => storeCleared(store, threadId),
+    requests: (threadId, options) => storeRequests(store, threadId, options?.afterStep),
     // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {

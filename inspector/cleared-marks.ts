@@ -1,0 +1,185 @@
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { type ClearedRow, type RequestRow, toClearedRow, toRequestRow, toRows } from './records.js';
+import type { PanelSource, SourceChange } from './source.js';
+import { isBound } from './store-info.js';
+
+/** What the panel shows of one thread's context (C2–C4): what was cleared from its requests, and its budget. */
+export interface ThreadContext {
+  /** Each path a cleared record names, with the step that first cleared it. */
+  cleared: ReadonlyMap<string, number>;
+  /** The latest ledger record's budget (maxRequestTokens); undefined when it has none, or no record was read. */
+  budget?: number;
+  /** The latest step read from the ledger (0: none). */
+  step: number;
+}
+
+const noContext: ThreadContext = { cleared: new Map(), step: 0 };
+
+/** Model requests come a few a second during a run: one read per thread per this window. */
+const CONTEXT_BATCH_MS = 150;
+
+/** What to read again of a thread: its cleared records, and its ledger ('after': the records after the last step read). */
+interface Wanted {
+  cleared: boolean;
+  ledger: 'none' | 'after' | 'all';
+}
+
+const more = (a: Wanted['ledger'], b: Wanted['ledger']): Wanted['ledger'] =>
+  a === 'all' || b === 'all' ? 'all' : a === 'after' || b === 'after' ? 'after' : 'none';
+
+/**
+ * Keeps the context of the threads in view: their cleared records and the budget of their latest
+ * request, read when a thread first comes into view and again when the store says a request of it
+ * was recorded (only the ledger records after the last step read), a turn was undone or the
+ * thread cleared. Whatever is read is checked record by record: a record that is not well-formed
+ * marks nothing.
+ */
+class ContextReader {
+  readonly #source: PanelSource;
+  readonly #publish: (contexts: ReadonlyMap<string, ThreadContext>) => void;
+  readonly #contexts = new Map<string, ThreadContext>();
+  /** Threads in view at least once: kept current. */
+  readonly #watched = new Set<string>();
+  readonly #dirty = new Map<string, Wanted>();
+  readonly #reading = new Set<string>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(source: PanelSource, publish: (contexts: ReadonlyMap<string, ThreadContext>) => void) {
+    this.#source = source;
+    this.#publish = publish;
+  }
+
+  start(): void {
+    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+  }
+
+  /** Reads the context of these threads where not read yet. */
+  want(threads: readonly string[]): void {
+    for (const threadId of threads) {
+      if (this.#watched.has(threadId)) continue;
+      this.#watched.add(threadId);
+      this.#mark(threadId, { cleared: true, ledger: 'all' });
+    }
+  }
+
+  #changed(changes: readonly SourceChange[] | undefined): void {
+    if (!changes) {
+      for (const threadId of this.#watched) this.#mark(threadId, { cleared: true, ledger: 'all' });
+      return;
+    }
+    for (const change of changes) {
+      if (!this.#watched.has(change.threadId)) continue;
+      const known = this.#contexts.get(change.threadId)?.step ?? 0;
+      if (change.type === 'request') {
+        // A step not after the last one read: the ledger was cleared and counts again from 1.
+        const restarted = change.step !== undefined && change.step <= known;
+        this.#mark(change.threadId, { cleared: true, ledger: restarted ? 'all' : 'after' });
+      } else if (change.type === 'restored' || change.type === 'evicted') {
+        // A Block takes back the turn's clearings (C7); a clear (the thread left empty) the ledger too.
+        const emptied = change.type === 'evicted' && (change.totalBytes ?? 0) === 0;
+        this.#mark(change.threadId, { cleared: true, ledger: emptied ? 'all' : 'none' });
+      }
+    }
+  }
+
+  #mark(threadId: string, wanted: Wanted): void {
+    if (this.#stopped) return;
+    const before = this.#dirty.get(threadId);
+    this.#dirty.set(
+      threadId,
+      before ? { cleared: before.cleared || wanted.cleared, ledger: more(before.ledger, wanted.ledger) } : wanted,
+    );
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      for (const threadId of [...this.#dirty.keys()]) if (!this.#reading.has(threadId)) void this.#read(threadId);
+    }, CONTEXT_BATCH_MS);
+  }
+
+  async #read(threadId: string): Promise<void> {
+    const wanted = this.#dirty.get(threadId);
+    if (!wanted || this.#stopped) return;
+    this.#dirty.delete(threadId);
+    this.#reading.add(threadId);
+    const before = this.#contexts.get(threadId) ?? noContext;
+    const afterStep = wanted.ledger === 'after' ? before.step : undefined;
+    const [cleared, ledger] = await Promise.all([
+      wanted.cleared ? this.#rows(this.#source.cleared(threadId), toClearedRow, threadId) : undefined,
+      wanted.ledger === 'none'
+        ? undefined
+        : this.#rows(
+            this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep }),
+            toRequestRow,
+            threadId,
+          ),
+    ]);
+    this.#reading.delete(threadId);
+    if (this.#stopped) return;
+    const next = { ...before };
+    if (cleared) next.cleared = pathsCleared(cleared);
+    if (ledger) Object.assign(next, latest(ledger, afterStep === undefined ? noContext : before));
+    this.#contexts.set(threadId, next);
+    this.#publish(new Map(this.#contexts));
+    // Changes heard while reading: read again.
+    if (this.#dirty.has(threadId)) this.#mark(threadId, { cleared: false, ledger: 'none' });
+  }
+
+  /** The thread's well-formed records, or undefined when the read failed (what was known stays). */
+  async #rows<T extends { threadId: string; problems?: readonly string[] }>(
+    read: Promise<unknown>,
+    toRow: (value: unknown) => T | undefined,
+    threadId: string,
+  ): Promise<T[] | undefined> {
+    try {
+      return toRows(await read, toRow).rows.filter((row) => row.threadId === threadId && !row.problems);
+    } catch {
+      return undefined; // a store or an exposing side without these reads: nothing to mark
+    }
+  }
+}
+
+function pathsCleared(rows: readonly ClearedRow[]): Map<string, number> {
+  const paths = new Map<string, number>();
+  for (const { path, step } of rows) {
+    if (path === undefined) continue;
+    const known = paths.get(path);
+    if (known === undefined || step < known) paths.set(path, step);
+  }
+  return paths;
+}
+
+/** The step and budget of the newest record, or what was known when none is newer. */
+function latest(rows: readonly RequestRow[], known: ThreadContext): Pick<ThreadContext, 'step' | 'budget'> {
+  let newest: RequestRow | undefined;
+  for (const row of rows) if (row.step > known.step && (!newest || row.step > newest.step)) newest = row;
+  if (!newest) return { step: known.step, budget: known.budget };
+  return { step: newest.step, budget: isBound(newest.budget) ? newest.budget : undefined };
+}
+
+/**
+ * The context of the threads the panel shows (`want` them as they come into view): the paths
+ * cleared from their requests and the budget of each one's latest request.
+ */
+export function useThreadContexts(source: PanelSource): {
+  contexts: ReadonlyMap<string, ThreadContext>;
+  want(threads: readonly string[]): void;
+} {
+  const [contexts, setContexts] = useState<ReadonlyMap<string, ThreadContext>>(() => new Map());
+  const reader = useRef<ContextReader | undefined>(undefined);
+  useLayoutEffect(() => {
+    const current = new ContextReader(source, setContexts);
+    reader.current = current;
+    current.start();
+    setContexts(new Map());
+    return () => current.stop();
+  }, [source]);
+  const want = useCallback((threads: readonly string[]) => reader.current?.want(threads), []);
+  return { contexts, want };
+}
