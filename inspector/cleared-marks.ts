@@ -108,27 +108,33 @@ class ContextReader {
     if (!wanted || this.#stopped) return;
     this.#dirty.delete(threadId);
     this.#reading.add(threadId);
-    const before = this.#contexts.get(threadId) ?? noContext;
-    const afterStep = wanted.ledger === 'after' ? before.step : undefined;
-    const [cleared, ledger] = await Promise.all([
-      wanted.cleared ? this.#rows(this.#source.cleared(threadId), toClearedRow, threadId) : undefined,
-      wanted.ledger === 'none'
-        ? undefined
-        : this.#rows(
-            this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep }),
-            toRequestRow,
-            threadId,
-          ),
+    const afterStep = wanted.ledger === 'after' ? (this.#contexts.get(threadId) ?? noContext).step : undefined;
+    // Each read is shown as it comes: marks need not wait for a ledger that is slow (or never answers).
+    await Promise.all([
+      wanted.cleared &&
+        this.#rows(this.#source.cleared(threadId), toClearedRow, threadId).then(
+          (rows) => rows && this.#update(threadId, () => ({ cleared: pathsCleared(rows) })),
+        ),
+      wanted.ledger !== 'none' &&
+        this.#rows(
+          this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep }),
+          toRequestRow,
+          threadId,
+        ).then(
+          (rows) =>
+            rows && this.#update(threadId, (known) => latest(rows, afterStep === undefined ? noContext : known)),
+        ),
     ]);
     this.#reading.delete(threadId);
-    if (this.#stopped) return;
-    const next = { ...before };
-    if (cleared) next.cleared = pathsCleared(cleared);
-    if (ledger) Object.assign(next, latest(ledger, afterStep === undefined ? noContext : before));
-    this.#contexts.set(threadId, next);
-    this.#publish(new Map(this.#contexts));
     // Changes heard while reading: read again.
     if (this.#dirty.has(threadId)) this.#mark(threadId, { cleared: false, ledger: 'none' });
+  }
+
+  #update(threadId: string, change: (known: ThreadContext) => Partial<ThreadContext>): void {
+    if (this.#stopped) return;
+    const known = this.#contexts.get(threadId) ?? noContext;
+    this.#contexts.set(threadId, { ...known, ...change(known) });
+    this.#publish(new Map(this.#contexts));
   }
 
   /** The thread's well-formed records, or undefined when the read failed (what was known stays). */

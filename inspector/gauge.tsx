@@ -114,7 +114,7 @@ export function Gauges({ threads, totals, bounds, bound, budgets, wantTotals }: 
   const narrow = width > 0 && width < GAUGE_MIN_WIDTH;
   const rowHeight = narrow ? 2 * GAUGE_HEIGHT : GAUGE_HEIGHT;
   const rowCount = Math.ceil(threads.length / columns);
-  const virtualizer = useVirtualizer(rowCount, rowHeight, scrollRef, 0, false, 1);
+  const virtualizer = useVirtualizer(rowCount, rowHeight, scrollRef, 0, false, 0);
   useLayoutEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   const items = virtualizer.getVirtualItems();
   const inView = items

@@ -1,0 +1,222 @@
+// Issue 23, the inspector's part: results cleared from a thread's requests are marked ("cleared
+// from the context since step N"), and the budget of the thread's latest request shows beside its
+// gauge — from a store in this window and through the channel, whatever the store answers.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PROTOCOL } from '../../inspector/channel-protocol.js';
+import { exposeToInspector } from '../../inspector/index.js';
+import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
+import type { ClearedResult, RequestRecord, StoreEvent } from '../../lib/store/offload-store.js';
+import { cleanupMounts, type Mounted, mount, put, until } from './inspector-fixtures.js';
+
+const stops: Array<() => void> = [];
+afterEach(() => {
+  cleanupMounts();
+  for (const stop of stops.splice(0)) stop();
+});
+
+/**
+ * A custom store that keeps a context ledger and cleared records beside MemoryOffloadStore's
+ * entries (the optional `requests` and `cleared` reads of OffloadStore), and tells a 'request'
+ * event for each model request it records, as the store contract says.
+ */
+class LedgerStore extends MemoryOffloadStore {
+  readonly ledger: unknown[] = [];
+  readonly clearedRecords: unknown[] = [];
+  readonly #listeners = new Set<(event: StoreEvent) => void>();
+
+  override subscribe(listener: (event: StoreEvent) => void): () => void {
+    const stop = super.subscribe(listener);
+    this.#listeners.add(listener);
+    return () => {
+      stop();
+      this.#listeners.delete(listener);
+    };
+  }
+
+  async cleared(threadId: string): Promise<ClearedResult[]> {
+    return this.clearedRecords.filter((r) => (r as ClearedResult).threadId === threadId) as ClearedResult[];
+  }
+
+  async requests(threadId: string): Promise<RequestRecord[]> {
+    return this.ledger.filter((r) => (r as RequestRecord).threadId === threadId) as RequestRecord[];
+  }
+
+  /** Records the thread's next model request, with the results it cleared, and tells it. */
+  request(threadId: string, { budget, cleared = [] }: { budget?: number; cleared?: string[] } = {}): void {
+    const step = this.ledger.filter((r) => (r as RequestRecord).threadId === threadId).length + 1;
+    this.ledger.push(record(threadId, step, budget));
+    for (const key of cleared) this.clearedRecords.push(clearedRecord(threadId, key, step));
+    const event = { type: 'request', threadId, step, tokens: 5000 } as unknown as StoreEvent;
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+}
+
+function record(threadId: string, step: number, budget?: number): RequestRecord {
+  return {
+    threadId,
+    step,
+    at: Date.now(),
+    tokens: 5000,
+    tokensWithoutOffload: 90_000,
+    ...(budget === undefined ? {} : { budget }),
+    parts: { system: 1000, messages: 1000, whole: 1000, previews: 1000, pointers: 1000, cut: 0 },
+    results: [],
+  };
+}
+
+function clearedRecord(threadId: string, key: string, step: number): ClearedResult {
+  return {
+    threadId,
+    toolCallId: `call-${key}`,
+    toolName: 'fetch_orders',
+    path: `/large_tool_results/${key}`,
+    pointer: `[Cleared from context] stored at /large_tool_results/${key}.`,
+    tokens: 4000,
+    step,
+    at: Date.now(),
+  };
+}
+
+async function ledgerStore(): Promise<LedgerStore> {
+  const store = new LedgerStore();
+  await put(store, 'chat-1', 'alpha', 'a'.repeat(3000), { toolName: 'fetch_orders', createdAt: Date.now() - 60_000 });
+  await put(store, 'chat-1', 'bravo', 'b'.repeat(2000), { toolName: 'fetch_orders', createdAt: Date.now() - 30_000 });
+  await put(store, 'chat-2', 'charlie', 'c'.repeat(100), { toolName: 'read_db', createdAt: Date.now() - 5_000 });
+  return store;
+}
+
+/** The mark each listed entry shows, by path ('' for none). */
+function marks(view: Mounted): Record<string, string> {
+  return Object.fromEntries(
+    view
+      .all<HTMLTableRowElement>('tbody tr.row')
+      .map((row) => [
+        row.querySelector('.path-text')?.getAttribute('title') ?? '',
+        row.querySelector('.cleared-mark')?.textContent ?? '',
+      ]),
+  );
+}
+
+/** What the gauge of `threadId` says beside its bar. */
+function gaugeText(view: Mounted, threadId: string): string {
+  const meter = view.one(`meter[aria-label="Thread ${threadId}: stored bytes"]`);
+  return meter.closest('.gauge')?.textContent ?? '';
+}
+
+const since = (step: number) => `cleared from the context since step ${step}`;
+
+describe('cleared results and the context budget (issue 23)', () => {
+  it('marks the entries a cleared record names, shows the latest budget, and follows the request events', async () => {
+    const store = await ledgerStore();
+    store.request('chat-1', { budget: 8000 });
+    store.request('chat-1', { budget: 8000 });
+    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    const requests = vi.spyOn(store, 'requests');
+    const view = mount({ store }, { bound: 1 << 20 });
+    await until(() =>
+      expect(marks(view)).toEqual({
+        '/large_tool_results/alpha': since(3),
+        '/large_tool_results/bravo': '',
+        '/large_tool_results/charlie': '',
+      }),
+    );
+    await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
+    expect(gaugeText(view, 'chat-2')).not.toContain('budget');
+
+    // A later request clears bravo too; it was fitted to no budget (the app turned it off): none shown.
+    store.request('chat-1', { cleared: ['bravo'] });
+    await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(4)));
+    await until(() => expect(gaugeText(view, 'chat-1')).not.toContain('budget'));
+    expect(marks(view)['/large_tool_results/alpha']).toBe(since(3));
+
+    // The selected entry says so in its details too.
+    view
+      .all<HTMLTableRowElement>('tbody tr.row')
+      .find((row) => row.textContent?.includes('alpha'))!
+      .click();
+    await until(() => expect(view.one('.detail .facts').textContent).toContain(since(3)));
+    expect(requests).toHaveBeenCalledWith('chat-1');
+  });
+
+  it('a store without the ledger shows no marks and no budget', async () => {
+    const store = new MemoryOffloadStore();
+    await put(store, 'chat-1', 'alpha', 'a'.repeat(3000));
+    const view = mount(
+      { store: Object.assign(store, { cleared: undefined, requests: undefined }) },
+      { bound: 1 << 20 },
+    );
+    await until(() => expect(view.all('meter')).toHaveLength(1));
+    expect(view.all('.cleared-mark')).toHaveLength(0);
+    expect(view.one('.gauges').textContent).not.toContain('budget');
+  });
+
+  it('through the channel: asks only for the records after the last step read, and checks every answer', async () => {
+    const store = await ledgerStore();
+    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    const channel = `inspector-cleared-${Date.now()}`;
+    const wire: Array<Record<string, unknown>> = [];
+    const listen = new BroadcastChannel(channel);
+    listen.onmessage = (event) => wire.push(event.data);
+    stops.push(() => listen.close(), exposeToInspector(store, { channel }));
+    const view = mount({ channel }, { bound: 1 << 20 });
+    await until(() => expect(marks(view)['/large_tool_results/alpha']).toBe(since(1)));
+    await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
+
+    store.request('chat-1', { budget: 6000, cleared: ['bravo'] });
+    await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 6,000 tokens'));
+    await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(2)));
+    const asked = wire.filter((message) => message.kind === 'request' && message.op === 'requests');
+    expect(asked.at(-1)).toMatchObject({ threadId: 'chat-1', afterStep: 1 });
+    // The notice told the request apart from the entry changes (an older panel checks their types).
+    const notices = wire.filter((message) => message.kind === 'changed' && message.requests);
+    expect(notices.at(-1)).toMatchObject({ requests: [{ threadId: 'chat-1', step: 2 }] });
+  });
+
+  it('through the channel: a damaged or forged record marks nothing and gives no budget; the others still count', async () => {
+    const store = await ledgerStore();
+    const channel = `inspector-cleared-forged-${Date.now()}`;
+    const side = new BroadcastChannel(channel);
+    stops.push(() => side.close());
+    const answered: string[] = [];
+    const hostile: Record<string, (threadId: string) => unknown> = {
+      cleared: (threadId) =>
+        threadId === 'chat-1'
+          ? [
+              { ...clearedRecord('chat-1', 'alpha', 1), step: 'soon' },
+              clearedRecord('chat-1', 'bravo', 2),
+              // Another thread's path: no entry of chat-1 has it, and chat-2's charlie is not marked.
+              { ...clearedRecord('chat-2', 'charlie', 1), threadId: 'chat-1' },
+              { ...clearedRecord('chat-1', 'bravo', 1), threadId: 7 },
+            ]
+          : 'nonsense',
+      requests: (threadId) =>
+        threadId === 'chat-1'
+          ? [record('chat-1', 1, 8000), { ...record('chat-1', 2), budget: -5 }, { ...record('chat-1', 3), step: 1.5 }]
+          : { not: 'a list' },
+    };
+    side.onmessage = async (event) => {
+      const { id, op, threadId } = event.data as { id: string; op: string; threadId: string };
+      const answers: Record<string, () => Promise<unknown>> = {
+        list: () => store.list(),
+        evictions: () => store.evictions(),
+        failures: () => store.failures(),
+        totalBytes: () => store.totalBytes(threadId),
+        cleared: async () => hostile.cleared!(threadId),
+        requests: async () => hostile.requests!(threadId),
+      };
+      const answer = answers[op];
+      if (!answer) return;
+      side.postMessage({ protocol: PROTOCOL, kind: 'response', id, ok: true, value: await answer() });
+      answered.push(`${op} ${threadId}`);
+    };
+    const view = mount({ channel }, { bound: 1 << 20 });
+    await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(2)));
+    expect(marks(view)['/large_tool_results/alpha']).toBe('');
+    // The newest well-formed record's budget: step 2's is no count, step 3's step no step.
+    await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
+    await until(() => expect(answered).toEqual(expect.arrayContaining(['cleared chat-2', 'requests chat-2'])));
+    expect(marks(view)['/large_tool_results/charlie']).toBe('');
+    expect(gaugeText(view, 'chat-2')).not.toContain('budget');
+    expect(view.all('[role="alert"]')).toHaveLength(0);
+  });
+});
