@@ -4,7 +4,7 @@
  */
 export const ROW_HEIGHT = 28;
 /** A column of gauges is at least this wide (a narrower strip shows one gauge a row, on two lines). */
-export const GAUGE_MIN_WIDTH = 460;
+export const GAUGE_MIN_WIDTH = 500;
 /** A line of a gauge. */
 export const GAUGE_HEIGHT = 24;
 /** Rows of gauges in view; more are a scroll away. */
@@ -69,7 +69,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .gauges { padding: 6px 8px; overflow-x: hidden; overflow-y: auto; flex: none; border-bottom: 1px solid var(--border); }
 .gauges-track { position: relative; }
 .gauge-row { position: absolute; left: 0; right: 0; top: 0; display: grid; gap: 0 16px; }
-.gauge { display: grid; grid-template-columns: minmax(0, max-content) 120px max-content max-content; gap: 0 6px;
+.gauge { display: grid; grid-template-columns: minmax(7em, max-content) minmax(48px, 120px) max-content max-content; gap: 0 6px;
   align-items: center; min-width: 0; white-space: nowrap; }
 /* One gauge a row, narrower than its line: the name and the figures above, the bar and the budget below. */
 .gauges.narrow .gauge { grid-template-columns: minmax(0, 1fr) max-content; grid-template-rows: 1fr 1fr; }
@@ -105,10 +105,10 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
-.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1fr) minmax(8.5em, 1.2fr) 9.5em 5em 3.5em 4em; }
+.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1fr) minmax(9em, 1.2fr) 10.5em 6em 3.5em 4em; }
 /* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */
 @container list (max-width: 640px) {
-  .cols { grid-template-columns: minmax(6em, 1fr) minmax(7em, 0.6fr) 9.5em; }
+  .cols { grid-template-columns: minmax(6em, 1fr) minmax(9em, 0.6fr) 10.5em; }
   .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
 }
 th, td { padding: 0; text-align: left; font-weight: normal; }
