@@ -1,11 +1,16 @@
 // Issue 23, the inspector's part: results cleared from a thread's requests are marked ("cleared
 // from the context since step N"), and the budget of the thread's latest request shows beside its
 // gauge — from a store in this window and through the channel, whatever the store answers.
+import { render } from 'preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startContentRelay } from '../../extension/content-relay.js';
+import { PanelPage } from '../../extension/panel-page.js';
+import { startRouter } from '../../extension/router.js';
 import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import { cleanupMounts, type Mounted, mount, put, until } from './inspector-fixtures.js';
+import { fakeChrome } from './extension-fake-chrome.js';
+import { cleanupMounts, inspectorRoot, type Mounted, mount, put, until } from './inspector-fixtures.js';
 import { clearedRecord, LedgerStore, record } from './inspector-ledger.js';
 
 const stops: Array<() => void> = [];
@@ -23,7 +28,7 @@ async function ledgerStore(): Promise<LedgerStore> {
 }
 
 /** The mark each listed entry shows, by path ('' for none). */
-function marks(view: Mounted): Record<string, string> {
+function marks(view: Pick<Mounted, 'all'>): Record<string, string> {
   return Object.fromEntries(
     view
       .all<HTMLTableRowElement>('tbody tr.row')
@@ -35,7 +40,7 @@ function marks(view: Mounted): Record<string, string> {
 }
 
 /** What the gauge of `threadId` says beside its bar. */
-function gaugeText(view: Mounted, threadId: string): string {
+function gaugeText(view: Pick<Mounted, 'one'>, threadId: string): string {
   const meter = view.one(`meter[aria-label="Thread ${threadId}: stored bytes"]`);
   return meter.closest('.gauge')?.textContent ?? '';
 }
@@ -155,5 +160,32 @@ describe('cleared results and the context budget (issue 23)', () => {
     expect(marks(view)['/large_tool_results/charlie']).toBe('');
     expect(gaugeText(view, 'chat-2')).not.toContain('budget');
     expect(view.all('[role="alert"]')).toHaveLength(0);
+  });
+
+  it('in the DevTools panel: the marks and the budget come through the extension, and follow the requests', async () => {
+    const store = await ledgerStore();
+    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    const fake = fakeChrome();
+    const channel = `inspector-cleared-devtools-${crypto.randomUUID()}`;
+    stops.push(startRouter(fake.worker), exposeToInspector(store, { channel }));
+    stops.push(startContentRelay(fake.contentScript(7), { origin: 'http://127.0.0.1:5173', channel }));
+    const container = document.createElement('div');
+    container.style.cssText = 'width: 1000px; height: 600px; display: flex; flex-direction: column;';
+    document.body.append(container);
+    render(<PanelPage runtime={fake.extensionPage()} tabId={7} timing={{ retryMs: 30 }} />, container);
+    stops.push(() => {
+      render(null, container);
+      container.remove();
+    });
+    const root = await until(() => inspectorRoot(container.querySelector('.inspector')!));
+    const panel = {
+      all: <E extends Element>(selector: string) => [...root.querySelectorAll<E>(selector)],
+      one: <E extends Element>(selector: string) => root.querySelector<E>(selector)!,
+    };
+    await until(() => expect(marks(panel)['/large_tool_results/alpha']).toBe(since(1)));
+    await until(() => expect(gaugeText(panel, 'chat-1')).toContain('budget 8,000 tokens'));
+    store.request('chat-1', { budget: 4000, cleared: ['bravo'] });
+    await until(() => expect(marks(panel)['/large_tool_results/bravo']).toBe(since(2)));
+    await until(() => expect(gaugeText(panel, 'chat-1')).toContain('budget 4,000 tokens'));
   });
 });
