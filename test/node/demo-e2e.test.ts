@@ -148,7 +148,8 @@ describe('the demo on a phone (390 px)', () => {
     expect(await page.locator('body').textContent()).not.toContain('on the right');
     // The inspector is below the chat, a scroll away, and as wide as the screen.
     const inspector = (await page.getByRole('complementary', { name: 'Inspector' }).boundingBox())!;
-    expect(inspector.y).toBeGreaterThanOrEqual(conversation.y + conversation.height);
+    const chat = await box('Conversation');
+    expect(inspector.y).toBeGreaterThanOrEqual(chat.y + chat.height);
     expect(Math.round(inspector.width)).toBe(390);
     await closeDemo(page);
   }, 600_000);
