@@ -71,7 +71,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .gauge-row { position: absolute; left: 0; right: 0; top: 0; display: grid; gap: 0 16px; }
 .gauge { display: grid; grid-template-columns: minmax(7em, max-content) minmax(48px, 120px) max-content max-content; gap: 0 6px;
   align-items: center; min-width: 0; white-space: nowrap; }
-/* One gauge a row, narrower than its line: the name and the figures above, the bar and the budget below. */
+${/* One gauge a row, narrower than its line: the name and the figures above, the bar and the budget below. */ ''}
 .gauges.narrow .gauge { grid-template-columns: minmax(0, 1fr) max-content; grid-template-rows: 1fr 1fr; }
 .gauges.narrow .gauge-bar { width: 100%; grid-row: 2; grid-column: 1; }
 .gauges.narrow .gauge-budget { grid-row: 2; grid-column: 2; }
@@ -91,12 +91,12 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .tabpanel { flex: 1 1 36%; display: flex; flex-direction: column; min-height: 0; container: list / inline-size; }
 .detail { flex: 1 1 64%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
   container: detail / inline-size; }
-/* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */
+${/* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */ ''}
 @container panel (max-width: 760px) {
   .has-detail .tabs, .has-detail .tabpanel, .has-detail .gauges { display: none; }
   .detail { border-left: none; }
 }
-/* The preview beside the stored text only where each gets a readable width; else the preview above it. */
+${/* The preview beside the stored text only where each gets a readable width; else the preview above it. */ ''}
 @container detail (max-width: 879px) {
   .detail .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
   .detail .pane + .pane { border-left: none; }
@@ -106,7 +106,7 @@ table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
 .cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1fr) minmax(9em, 1.2fr) 10.5em 6em 3.5em 4em; }
-/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */
+${/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */ ''}
 @container list (max-width: 640px) {
   .cols { grid-template-columns: minmax(6em, 1fr) minmax(9em, 0.6fr) 10.5em; }
   .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
@@ -130,7 +130,7 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .path-cell { display: flex; align-items: center; gap: 4px; }
 .path-text { display: flex; min-width: 0; overflow: hidden; }
-/* The folder gives way first; the last segment keeps its end (rtl: it is cut at its start). */
+${/* The folder gives way first; the last segment keeps its end (rtl: it is cut at its start). */ ''}
 .path-head { flex: 0 1000 auto; min-width: 1.2em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .path-tail { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: left; }
 .cleared-mark { flex: none; font-family: system-ui, sans-serif; font-size: 11px; padding: 0 6px; line-height: 16px;
@@ -146,7 +146,7 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .pane + .pane { border-left: 1px solid var(--border); }
 .pane-head { display: flex; align-items: center; gap: 8px; padding: 4px 8px; background: var(--bg-alt); flex-wrap: wrap; }
 .pane-head h3 { margin-right: auto; }
-/* The pager's buttons stay on one line (never a lone » on the next). */
+${/* The pager's buttons stay on one line (never a lone » on the next). */ ''}
 .pane-head nav { display: flex; flex-wrap: nowrap; gap: 4px; white-space: nowrap; }
 pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family: var(--mono); font-size: 12px;
   white-space: pre-wrap; overflow-wrap: anywhere; tab-size: 4; }
@@ -157,7 +157,7 @@ pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family:
 .event { display: grid; grid-template-columns: 5.5em 6.5em minmax(0, 1fr) 6em; gap: 8px; padding: 4px 0; border-bottom: 1px solid var(--border);
   align-items: baseline; }
 .event > * { overflow-wrap: anywhere; }
-/* Narrow: time, reason and size on one line, what it was about whole below them. */
+${/* Narrow: time, reason and size on one line, what it was about whole below them. */ ''}
 @container list (max-width: 480px) {
   .event { grid-template-columns: auto 1fr auto; gap: 2px 8px; }
   .event > :nth-child(3) { grid-row: 2; grid-column: 1 / -1; }

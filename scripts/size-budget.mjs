@@ -16,7 +16,7 @@ const entryBudgets = {
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   'dist/agent.js': 48_000,
-  'dist/inspector.js': 22_700, // +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)
+  'dist/inspector.js': 24_900, // +2,218 B (issue 23/24: 22,535 → 24,753): the cleared marks and each thread's context budget (two more reads per thread, forwarded and checked over the channel, re-read on the store's request events), the gauges in rows that wrap, paths by their tail; +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)
   'dist/testing.js': 10_700, // +288 B: the contract's bound test; the store contract suite and scriptedModel, with the chunks they share with the other entries
   'dist/langchain.js': 2_500,
   'dist/ai-sdk.js': 2_100, // +JSON measured as the SDK sends it and stored in the most readable form that fits
