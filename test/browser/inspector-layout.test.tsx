@@ -100,15 +100,19 @@ function expectWithin(inner: Element | Range, outer: Element, what: string, hori
 }
 
 /**
- * The end of a path's tail (its last `chars` characters, where ids told apart differ) is drawn
- * inside the tail's box: a tail too long for its cell loses its start, never its end.
+ * The end of a path's tail (where ids told apart differ) is drawn at the tail's visible right edge,
+ * and at least `chars` characters of it are in view: a tail too long for its cell loses its start,
+ * never its end. (The whole text's box: engines differ on the boxes of part of an overflowing text.)
  */
 function expectEndShown(tail: HTMLElement, chars: number, what: string): void {
   const text = tail.querySelector('bdi')!.firstChild as Text;
   const range = document.createRange();
-  range.setStart(text, text.length - chars);
-  range.setEnd(text, text.length);
-  expectWithin(range, tail, `${what}: the last ${chars} characters of "${text.data}"`, true);
+  range.selectNodeContents(text);
+  const drawn = box(range);
+  const shown = box(tail);
+  const where = `${what}: "${text.data}" drawn ${JSON.stringify(drawn)} in ${JSON.stringify(shown)}`;
+  expect(Math.abs(drawn.right - shown.right), where).toBeLessThanOrEqual(EPSILON);
+  expect(shown.width / (drawn.width / text.length), where).toBeGreaterThanOrEqual(chars);
 }
 
 /** A cell's text is not cut: drawn whole, it fits the cell's content box (no ellipsis). */
@@ -209,7 +213,9 @@ describe('the layout at four widths (issue 24)', () => {
         await until(() => expect(all(root, '.gauge-budget')).toHaveLength(3));
         await until(() => expect(root.querySelector('.origin-storage')).not.toBeNull());
         const panel = root.querySelector('.panel')!;
-        expect(Math.round(box(panel).width), label).toBe(width);
+        // The floating dock spans the window: WebKitGTK's MiniBrowser keeps it at least 447 px
+        // wide, so there the narrowest case is checked at that width.
+        expect(Math.round(box(panel).width), label).toBe(mode === 'floating' ? window.innerWidth : width);
         checkHeader(root, label);
         checkGauges(root, label);
         checkList(root, label);
