@@ -21,7 +21,7 @@ import {
   storeUnreadable,
 } from './inspectable-store.js';
 import { type SourceChange, toSourceChange } from './source.js';
-import { assertBound, isBound, readStoreInfo } from './store-info.js';
+import { assertBound, assertOptionNames, isBound, readStoreInfo } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 const NOTICE_BATCH_MS = 50;
@@ -84,6 +84,7 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('exposeToInspector: options must be an object like { channel: "name", bound: 8 << 20 }');
   }
+  assertOptionNames(options, ['channel', 'bound'], 'exposeToInspector');
   const name = options.channel ?? DEFAULT_CHANNEL;
   assertChannelName(name, 'exposeToInspector');
   const bound = options.bound;

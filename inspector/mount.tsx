@@ -7,7 +7,7 @@ import { Floating } from './floating.js';
 import { assertInspectableStore, type InspectableStore } from './inspectable-store.js';
 import { Panel } from './panel.js';
 import { assertInspectorSource, type InspectorSource, type PanelSource, panelSource } from './source.js';
-import { assertBound } from './store-info.js';
+import { assertBound, assertOptionNames } from './store-info.js';
 import { storeSource } from './store-source.js';
 import { applyStyles } from './styles.js';
 
@@ -59,6 +59,7 @@ function checkOptions(options: InspectorOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('mountInspector: options must be an object');
   }
+  assertOptionNames(options, ['mode', 'bound', 'label', 'popOutUrl', 'channel'], 'mountInspector');
   const { mode, bound, popOutUrl, label } = options;
   if (mode !== undefined && mode !== 'embedded' && mode !== 'floating') {
     throw new TypeError(`mountInspector: mode must be 'embedded' or 'floating', got ${JSON.stringify(mode)}`);
@@ -82,6 +83,7 @@ function sourceFrom(option: InspectorSourceOption): { source: PanelSource; store
     const got = !given ? String(option) : given.length === 0 ? 'neither' : given.join(' and ');
     throw new TypeError(`mountInspector: source must be one of { store }, { channel } or { source }, got ${got}`);
   }
+  assertOptionNames(option, given, 'mountInspector: source');
   if ('store' in option) {
     assertInspectableStore(option.store, 'mountInspector');
     const source = storeSource(option.store);

@@ -35,6 +35,21 @@ export function assertBound(bound: unknown, where: string): asserts bound is num
   }
 }
 
+/**
+ * Throws a TypeError naming each field of `options` not in `names` (a misspelled option would be
+ * ignored, its default silently used). The package's own check is internal to lib; this is its twin
+ * for the inspector, which imports only the main entry.
+ */
+export function assertOptionNames(options: object, names: readonly string[], where: string): void {
+  const unknown = Object.keys(options).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    const listed = unknown.map((name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name));
+    throw new TypeError(
+      `${where}: unknown option${unknown.length === 1 ? '' : 's'} ${listed.join(', ')}; the options are ${names.join(', ')}`,
+    );
+  }
+}
+
 /** True for a StoreInfo as it arrives over a channel: each field absent or of its type. */
 export function isStoreInfo(value: unknown): value is StoreInfo {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

@@ -1,7 +1,7 @@
 import { RunAborted } from './runtime/failure.js';
 import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } from './runtime/model.js';
 import { isModelStream, replyShape } from './runtime/model-stream.js';
-import { isRecord } from './shared/checks.js';
+import { checkOptionNames, isRecord } from './shared/checks.js';
 
 export { type StoreContractOptions, storeContract } from './testing/store-contract.js';
 
@@ -29,6 +29,7 @@ export function scriptedModel(
   steps: ScriptedStep[],
   options: ScriptedModelOptions = {},
 ): Model & { requests: ModelRequest[] } {
+  checkOptionNames('scriptedModel', options, ['stream']);
   const requests: ModelRequest[] = [];
   const stream = streamOptions(options.stream);
   const model = async (request: ModelRequest, { signal }: { signal: AbortSignal }): Promise<ModelOutput> => {
@@ -48,6 +49,7 @@ export function scriptedModel(
 
 function streamOptions(stream: ScriptedModelOptions['stream']): { chunkChars: number; delayMs: number } | undefined {
   if (!stream) return undefined;
+  if (stream !== true) checkOptionNames('scriptedModel: stream', stream, ['chunkChars', 'delayMs']);
   const { chunkChars = 8, delayMs = 0 } = stream === true ? {} : stream;
   if (!Number.isInteger(chunkChars) || chunkChars < 1) {
     throw new RangeError(`scriptedModel: stream.chunkChars must be an integer of at least 1, got ${chunkChars}`);

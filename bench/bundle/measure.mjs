@@ -35,6 +35,8 @@ export async function measureBundles() {
     const langchain = await app('langchain', { name: 'langchain', define: { OFFLOAD: 'false' } });
     const langchainOffload = await app('langchain', { name: 'langchain-offload', define: { OFFLOAD: 'true' } });
     const agent = await app('agent', { name: 'agent' });
+    const inspector = await app('inspector', { name: 'inspector', define: { INSPECTOR: 'false' } });
+    const inspectorMounted = await app('inspector', { name: 'inspector-mounted', define: { INSPECTOR: 'true' } });
     const offloadTimed = await app('offload', { name: 'offload-timed', marker: true });
     const rawIdbTimed = await app('raw-idb', { name: 'raw-idb-timed', marker: true });
     for (const [name, built] of Object.entries({ aiSdk, langchain })) {
@@ -47,7 +49,17 @@ export async function measureBundles() {
     const server = await serve(work);
     let timing;
     try {
-      for (const built of [offload, floor, aiSdk, aiSdkOffload, langchain, langchainOffload, agent]) {
+      for (const built of [
+        offload,
+        floor,
+        aiSdk,
+        aiSdkOffload,
+        langchain,
+        langchainOffload,
+        agent,
+        inspector,
+        inspectorMounted,
+      ]) {
         await runsInChromium(browser, `${server.url}/${built.name}/`, built.name);
       }
       timing = await evaluationTimes(
@@ -86,6 +98,13 @@ export async function measureBundles() {
         '. The agent adds to the offload its runtime (the loop, checkpoints, the middleware contract), the file tools with ' +
           "CompositeBackend and MemoryBackend, and @cfworker/json-schema, which checks every tool call's arguments against " +
           "the tool's schema (R5) and is compiled when the agent is made.",
+      ),
+      ...increment(
+        'bundle-inspector-increment',
+        inspector,
+        inspectorMounted,
+        'mountInspector (Preact with it) added to the offload app over its store (bench/bundle/inspector)',
+        null, // no goal: the issue set none
       ),
       {
         name: 'bundle-offload-eval-ms',
@@ -282,8 +301,8 @@ function weight(prefix, built, goal, what, why = '') {
   ];
 }
 
-/** What `withIt` adds to `without` (the same app), initial and lazy. */
-function increment(prefix, without, withIt, what) {
+/** What `withIt` adds to `without` (the same app), initial and lazy; `goal` null for a figure without one. */
+function increment(prefix, without, withIt, what, goal = '<= 15') {
   const detail = (part) =>
     `${what}: ${bytes(withIt[part])} against ${bytes(without[part])} without${byOrigin(withIt[part], without[part])}`;
   return [
@@ -291,8 +310,10 @@ function increment(prefix, without, withIt, what) {
       name: `${prefix}-gzip-kb`,
       value: kb(withIt.initial.gzip - without.initial.gzip),
       unit: 'kB',
-      goal: '<= 15',
-      unmet: over(kb(withIt.initial.gzip - without.initial.gzip), '<= 15', withIt.initial, without.initial),
+      ...(goal && {
+        goal,
+        unmet: over(kb(withIt.initial.gzip - without.initial.gzip), goal, withIt.initial, without.initial),
+      }),
       detail: detail('initial'),
     },
     {

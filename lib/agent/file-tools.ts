@@ -3,6 +3,7 @@ import { printPage } from '../backends/file-tool-page.js';
 import { type FileToolSpecOptions, fileToolSpecs } from '../backends/file-tool-specs.js';
 import { ToolOutcome } from '../runtime/outcome.js';
 import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
+import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 
 export interface FileToolsOptions {
@@ -25,6 +26,7 @@ export function fileTools(
   if (typeof backend !== 'function' && !isBackend(backend)) {
     throw new TypeError('fileTools needs a Backend or a function (context) => Backend');
   }
+  checkOptionNames('fileTools', options, ['maxPageTokens']);
   const specs = fileToolSpecs({ maxPageTokens: options.maxPageTokens } satisfies FileToolSpecOptions);
   const backendFor = (context: ToolContext): Backend => {
     const chosen = typeof backend === 'function' ? backend(context) : backend;

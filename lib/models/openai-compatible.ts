@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from '../runtime/messages.js';
 import type { ModelOutput, ModelReply, ModelRequest, ToolSpec } from '../runtime/model.js';
+import { checkOptionNames } from '../shared/checks.js';
 import { type ContentPart, isTextPart, joinText } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
@@ -90,6 +91,7 @@ export function openAICompatibleModel(options: OpenAICompatibleModelOptions): Pr
 
 function resolve(options: OpenAICompatibleModelOptions) {
   if (typeof options !== 'object' || options === null) throw new TypeError(`${who}: options must be an object`);
+  checkOptionNames(who, options, ['baseUrl', 'model', 'apiKey', 'fetch', 'headers', 'stream']);
   const { baseUrl, model, apiKey } = options;
   if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
     throw new TypeError(`${who}: baseUrl must be a non-empty string, e.g. 'https://api.openai.com/v1'`);

@@ -4,6 +4,7 @@ import { GrepSearch } from '../backends/grep-search.js';
 import { compileLinearRegex } from '../backends/linear-regex.js';
 import { byPath, isWithin, joinPath, normalizePath, quoteForMessage } from '../backends/paths.js';
 import { checkReadOptions, pastTheEnd, type ReadOptions } from '../backends/text-file.js';
+import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import { isIdempotencyKey } from '../shared/ids.js';
 import type { LinesRead, StoredResultInfo, WritableOffloadStore } from '../store/offload-store.js';
@@ -40,6 +41,7 @@ export class OffloadBackend implements Backend {
     readonly threadId: string,
     options: OffloadBackendOptions = {},
   ) {
+    checkOptionNames('OffloadBackend', options, ['storedBefore']);
     this.#storedBefore = options.storedBefore ?? (() => false);
     if (typeof threadId !== 'string' || threadId === '') {
       throw new TypeError(`OffloadBackend: threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);

@@ -1,4 +1,4 @@
-import { checkThreadId, quoteForMessage } from '../shared/checks.js';
+import { checkOptionNames, checkThreadId, quoteForMessage } from '../shared/checks.js';
 import { type ContentPart, joinText, toContent } from '../shared/content.js';
 import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
 import { resultKeyFor } from './result-identity.js';
@@ -37,6 +37,7 @@ function checkInput(input: unknown): OffloadResultInput {
       `offloadResult: expected { threadId, callId, toolName, content }, got ${quoteForMessage(input)}`,
     );
   }
+  checkOptionNames('offloadResult', input, ['threadId', 'callId', 'toolName', 'content', 'readTools']);
   const { threadId, callId, toolName, readTools } = input as Record<string, unknown>;
   checkThreadId(threadId);
   if (typeof callId !== 'string') {

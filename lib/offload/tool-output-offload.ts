@@ -1,4 +1,4 @@
-import { quoteForMessage } from '../shared/checks.js';
+import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
 import { joinText, toContent } from '../shared/content.js';
 import { isQuotaError } from '../shared/errors.js';
 import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
@@ -137,7 +137,8 @@ export class ToolOutputOffload {
    * `readTools` (default: all of them); with none, they say the model cannot read stored results back.
    */
   systemPrompt(options: { readTools?: readonly string[] } = {}): string {
-    const readTools = checkReadTools(options?.readTools, 'systemPrompt');
+    checkOptionNames('systemPrompt', options, ['readTools']);
+    const readTools = checkReadTools(options.readTools, 'systemPrompt');
     const read = readTools === undefined || readTools.includes('read_file');
     const grep = readTools === undefined || readTools.includes('grep');
     const how =

@@ -1,4 +1,4 @@
-import { checkInteger, checkThreadId } from '../shared/checks.js';
+import { checkInteger, checkOptionNames, checkThreadId, isRecord } from '../shared/checks.js';
 import { type ContentPart, toContent } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
@@ -97,11 +97,15 @@ export function createAgent(options: AgentOptions): Agent {
   }
 
   return {
-    async run(input, { threadId, signal } = {} as { threadId: string }) {
+    async run(input, options = {} as { threadId: string }) {
+      checkOptionNames('run', options, ['threadId', 'signal']);
+      const { threadId, signal } = options;
       const content = toContent(input, 'run input');
       return session(threadId, signal, (s) => startTurn(s, content));
     },
-    async resume(threadId, { approved, signal } = {} as { approved: boolean }) {
+    async resume(threadId, options = {} as { approved: boolean }) {
+      checkOptionNames('resume', options, ['approved', 'signal']);
+      const { approved, signal } = options;
       if (typeof approved !== 'boolean') throw new TypeError('resume needs options.approved, true or false');
       return session(threadId, signal, (s) => {
         decideApproval(s, approved);
@@ -109,7 +113,9 @@ export function createAgent(options: AgentOptions): Agent {
         return continueTurn(s);
       });
     },
-    async recover(threadId, { signal } = {}) {
+    async recover(threadId, options = {}) {
+      checkOptionNames('recover', options, ['signal']);
+      const { signal } = options;
       return session(threadId, signal, async (s) => {
         s.events.runtime('run-started', { call: 'recover' });
         if (!s.turn) return result(s, 'completed', { output: s.lastAssistant() });
@@ -129,7 +135,22 @@ export function createAgent(options: AgentOptions): Agent {
   };
 }
 
+/** The names createAgent takes: any other is refused (a misspelling would silently take a default). */
+const agentOptionNames = [
+  'model',
+  'tools',
+  'middleware',
+  'systemPrompt',
+  'checkpointer',
+  'maxPromptSectionTokens',
+  'maxSteps',
+  'toolTimeoutMs',
+  'onEvent',
+  'onStream',
+] as const satisfies readonly (keyof AgentOptions)[];
+
 function resolveOptions(options: AgentOptions): AgentSetup {
+  if (isRecord(options)) checkOptionNames('createAgent', options, agentOptionNames);
   if (typeof options?.model !== 'function') throw new TypeError('createAgent needs options.model, a function');
   const tools = new Map<string, Tool>();
   for (const [i, tool] of (options.tools ?? []).entries()) {

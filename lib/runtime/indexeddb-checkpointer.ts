@@ -1,5 +1,5 @@
 import type { DBSchema } from 'idb';
-import { checkThreadId } from '../shared/checks.js';
+import { checkOptionNames, checkThreadId } from '../shared/checks.js';
 import { IdbConnection } from '../shared/indexeddb-connection.js';
 import type { Checkpointer } from './checkpoint.js';
 
@@ -24,6 +24,7 @@ export class IndexedDbCheckpointer implements Checkpointer {
   readonly #connection: IdbConnection<CheckpointDb>;
 
   constructor(options: IndexedDbCheckpointerOptions = {}) {
+    checkOptionNames('IndexedDbCheckpointer', options, ['name', 'blockedTimeoutMs']);
     this.name = options.name ?? 'tool-output-offload-threads';
     this.#connection = new IdbConnection<CheckpointDb>({
       name: this.name,

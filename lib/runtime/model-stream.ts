@@ -1,4 +1,4 @@
-import { isRecord, quoteForMessage } from '../shared/checks.js';
+import { checkOptionNames, isRecord, quoteForMessage } from '../shared/checks.js';
 import { RunAborted, untilAborted } from './failure.js';
 import type { ToolCall } from './messages.js';
 import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } from './model.js';
@@ -37,6 +37,7 @@ export async function modelReply(
   request: ModelRequest,
   options: { signal: AbortSignal; onPart?: (part: ModelStreamPart) => void },
 ): Promise<ModelReply> {
+  checkOptionNames('modelReply', options, ['signal', 'onPart']);
   const { signal, onPart } = options;
   const output: ModelOutput = await untilAborted(
     Promise.resolve().then(() => model(request, { signal })),

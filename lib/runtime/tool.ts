@@ -1,3 +1,4 @@
+import { checkOptionNames, isRecord, quoteForMessage } from '../shared/checks.js';
 import type { EmittedEvent } from './events.js';
 import type { ToolSpec } from './model.js';
 import type { ToolResult } from './outcome.js';
@@ -22,7 +23,18 @@ export interface Tool<A = any> extends ToolSpec {
   execute(args: A, context: ToolContext): ToolResult | Promise<ToolResult>;
 }
 
-/** Identity helper that gives `execute` its argument type. */
+/**
+ * Identity helper that gives `execute` its argument type; a field it does not know (`parameter`
+ * for `parameters`) is a TypeError naming it, since the tool would silently lose what it meant.
+ */
 export function tool<A>(definition: Tool<A>): Tool<A> {
+  if (isRecord(definition)) {
+    checkOptionNames(`tool ${quoteForMessage(definition.name)}`, definition, [
+      'name',
+      'description',
+      'parameters',
+      'execute',
+    ]);
+  }
   return definition;
 }

@@ -48,3 +48,21 @@ export function checkThreadId(threadId: unknown): asserts threadId is string {
     throw new TypeError(`threadId must be a non-empty string, got ${quoteForMessage(threadId)}`);
   }
 }
+
+/**
+ * Throws a TypeError naming every field of `options` that is not one of `names`, and listing those:
+ * a misspelled option (`maxTotalByte`) would otherwise be ignored, and its default silently used.
+ * `options` that is not an object is a TypeError too. `who` is the function as the caller knows
+ * it, e.g. 'createAgent'.
+ */
+export function checkOptionNames(who: string, options: unknown, names: readonly string[]): void {
+  if (!isRecord(options)) {
+    throw new TypeError(`${who}: options must be an object of ${names.join(', ')}, got ${quoteForMessage(options)}`);
+  }
+  const unknown = Object.keys(options).filter((name) => !names.includes(name));
+  if (unknown.length === 0) return;
+  const listed = unknown.map((name) => quoteForMessage(name.length > 80 ? `${name.slice(0, 80)}…` : name));
+  throw new TypeError(
+    `${who}: unknown option${unknown.length === 1 ? '' : 's'} ${listed.join(', ')}; the options are ${names.join(', ')}`,
+  );
+}

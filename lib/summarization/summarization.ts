@@ -2,7 +2,7 @@ import type { RunEvent } from '../runtime/events.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
-import { checkInteger } from '../shared/checks.js';
+import { checkInteger, checkOptionNames } from '../shared/checks.js';
 import { errorMessage } from '../shared/errors.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import {
@@ -71,6 +71,7 @@ export class Summarization implements Middleware {
     if (typeof options !== 'object' || options === null) {
       throw new TypeError('Summarization: options must be an object with model and triggerTokens');
     }
+    checkOptionNames('Summarization', options, ['model', 'triggerTokens', 'keepMessages', 'estimateTokens']);
     if (typeof options.model !== 'function') throw new TypeError('Summarization: options.model must be a function');
     this.model = options.model;
     this.triggerTokens = checkInteger('Summarization: triggerTokens', options.triggerTokens, 1);

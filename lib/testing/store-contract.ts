@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import { sliceLines, utf8Bytes } from '../shared/text.js';
 import type {
@@ -96,6 +97,14 @@ export function storeContract<Store extends WritableOffloadStore>(
   makeStore: () => Store | Promise<Store>,
   options: StoreContractOptions<Store> = {},
 ): void {
+  checkOptionNames('storeContract', options, [
+    'name',
+    'dispose',
+    'failCommits',
+    'failFailureWrites',
+    'logRetention',
+    'exactMessages',
+  ]);
   const { failCommits, failFailureWrites, exactMessages: exact = false } = options;
   const retention = options.logRetention ?? 1000;
   const dispose = options.dispose ?? ((store: Store) => store.close?.());

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 // `#anchor` to a heading of its file, an unpkg link to a file the package ships (without an anchor:
 // unpkg shows the file as text), a link to this repository on GitHub to a file in it. The README is
 // read on the npm page, where a relative link breaks, so it links only absolutely or to its own
-// headings.
+// headings. A file the package ships (docs/*.md, inspector/README.md) is read inside an installed
+// copy too, so a relative link of it names a file the package ships as well (not DEVELOPERS.md or
+// bench/: link those on GitHub).
 
 const root = new URL('../..', import.meta.url).pathname;
 const unpkg = 'https://unpkg.com/tool-output-offload/';
@@ -79,6 +81,9 @@ function brokenLink(document: string, target: string, read: Read, files: readonl
     return 'is relative, which breaks on the npm page';
   } else {
     path = normalize(join(dirname(document), location));
+    if (packed(document, files) && !packed(path, files)) {
+      return `names ${path}, which the package does not ship (the link breaks in an installed copy: link it on GitHub)`;
+    }
   }
   const text = read(path);
   if (text === undefined) return `names ${path}, which does not exist`;
@@ -125,12 +130,14 @@ describe('links in the documentation', () => {
         `[gh](${github}bench/README.md#figures) [missing](${github}nope.md) [far](https://example.com/x)`,
         '`[code](#not-a-link)`',
       ].join('\n'),
-      'docs/a.md': '# A\n## Part one\n[up](../README.md#title) [img](b.png) [lost](c.png) [here](#part-two)',
+      'docs/a.md':
+        '# A\n## Part one\n[up](../README.md#title) [img](b.png) [lost](c.png) [here](#part-two) [dev](../bench/README.md)',
+      'DEVELOPERS.md': '# Dev\n[bench](bench/README.md)',
       'docs/b.png': '',
       'bench/README.md': '# Bench\n## Figures',
     };
     const read: Read = (path) => texts[path];
-    expect(brokenLinks(['README.md', 'docs/a.md'], read, ['docs/*.md', 'docs/*.png'])).toEqual([
+    expect(brokenLinks(['README.md', 'docs/a.md', 'DEVELOPERS.md'], read, ['docs/*.md', 'docs/*.png'])).toEqual([
       'README.md: #tokens names #tokens, which is no heading of README.md',
       'README.md: docs/a.md is relative, which breaks on the npm page',
       `README.md: ${unpkg}bench/README.md names a file the package does not ship`,
@@ -138,6 +145,7 @@ describe('links in the documentation', () => {
       `README.md: ${github}nope.md names nope.md, which does not exist`,
       'docs/a.md: c.png names docs/c.png, which does not exist',
       'docs/a.md: #part-two names #part-two, which is no heading of docs/a.md',
+      'docs/a.md: ../bench/README.md names bench/README.md, which the package does not ship (the link breaks in an installed copy: link it on GitHub)',
     ]);
   });
 

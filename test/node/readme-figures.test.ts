@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The README's benchmark table shows what `npm run bench` last wrote to bench/results.json: every
-// figure that has a goal, with its value, its goal and whether it is met. A bench run that changes a
-// figure updates the table in the same commit.
+// figure that has a goal, with its value, its goal and whether it is met. Its weight table ("What it
+// weighs") shows every bundle weight, what an app loads and what the first grep adds. A bench run
+// that changes a figure updates both tables in the same commit.
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -58,6 +59,98 @@ function differences(rows: Map<string, Row>, figures: readonly Figure[]): string
   }
   return found;
 }
+
+/** A row of the weight table: what it shows, loaded and on the first grep, and the two figures it names. */
+interface WeightRow {
+  loads: string;
+  lazy: string;
+  figures: [string, string];
+}
+
+/** The rows of the README's table under `## What it weighs`. */
+function weightRows(readme: string): WeightRow[] {
+  const section = readme.split(/^## /m).find((part) => part.startsWith('What it weighs\n')) ?? '';
+  return [...section.matchAll(/^\| [^|]+ \| *([^|]*?) *\| *([^|]*?) *\| *`([\w-]+)`, `([\w-]+)` *\|$/gm)].map((m) => ({
+    loads: m[1]!,
+    lazy: m[2]!,
+    figures: [m[3]!, m[4]!],
+  }));
+}
+
+/** How the weight table writes a figure: kB, with a "+" for what the package adds (an increment, a lazy chunk). */
+function shownWeight(figure: Figure, added: boolean): string {
+  return `${added ? '+' : ''}${figure.value} kB`;
+}
+
+/** Every difference between the weight table and the figures: each bundle weight has a row, and each row its figures' values. */
+function weightDifferences(rows: readonly WeightRow[], figures: readonly Figure[]): string[] {
+  const byName = new Map(figures.map((figure) => [figure.name, figure]));
+  const found: string[] = [];
+  const shown = new Set(rows.map((row) => row.figures[0]));
+  for (const figure of figures) {
+    if (/^bundle-.*-gzip-kb$/.test(figure.name) && !figure.name.endsWith('-lazy-gzip-kb') && !shown.has(figure.name)) {
+      found.push(`${figure.name}: no row in the weight table`);
+    }
+  }
+  for (const {
+    loads,
+    lazy,
+    figures: [initial, lazyName],
+  } of rows) {
+    const loaded = byName.get(initial);
+    const onGrep = byName.get(lazyName);
+    if (!loaded || !onGrep) {
+      found.push(`${initial}, ${lazyName}: not both in bench/results.json`);
+      continue;
+    }
+    if (lazyName !== initial.replace(/-gzip-kb$/, '-lazy-gzip-kb'))
+      found.push(`${initial}: its lazy figure is ${lazyName}`);
+    const expected = shownWeight(loaded, initial.includes('-increment-'));
+    if (loads !== expected) found.push(`${initial}: the weight table shows "${loads}", results.json "${expected}"`);
+    if (lazy !== shownWeight(onGrep, true)) {
+      found.push(`${lazyName}: the weight table shows "${lazy}", results.json "${shownWeight(onGrep, true)}"`);
+    }
+  }
+  return found;
+}
+
+describe("the README's weight table", () => {
+  it('shows every bundle weight of bench/results.json, loaded and on the first grep', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const { results } = JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) as { results: Figure[] };
+    const rows = weightRows(readme);
+    expect(rows.map((row) => row.figures[0])).toEqual(
+      expect.arrayContaining(['bundle-offload-gzip-kb', 'bundle-agent-gzip-kb', 'bundle-inspector-increment-gzip-kb']),
+    );
+    expect(weightDifferences(rows, results)).toEqual([]);
+  });
+
+  it('the check names each row that differs, and each bundle weight left out', () => {
+    const readme = [
+      '## What it weighs',
+      '| the app | loads | first grep | figures |',
+      '| --- | --- | --- | --- |',
+      '| offload | 27.91 kB | +45.17 kB | `bundle-a-gzip-kb`, `bundle-a-lazy-gzip-kb` |',
+      '| adapter | 28.8 kB | +45.17 kB | `bundle-b-increment-gzip-kb`, `bundle-b-increment-lazy-gzip-kb` |',
+      '| gone | 1 kB | +0 kB | `bundle-gone-gzip-kb`, `bundle-gone-lazy-gzip-kb` |',
+      '## Why',
+    ].join('\n');
+    const figures: Figure[] = [
+      { name: 'bundle-a-gzip-kb', value: 27.91 },
+      { name: 'bundle-a-lazy-gzip-kb', value: 45.17 },
+      { name: 'bundle-b-increment-gzip-kb', value: 28.82 },
+      { name: 'bundle-b-increment-lazy-gzip-kb', value: 45.17 },
+      { name: 'bundle-c-gzip-kb', value: 3 },
+      { name: 'bundle-c-lazy-gzip-kb', value: 0 },
+      { name: 'bundle-offload-eval-ms', value: 77 },
+    ];
+    expect(weightDifferences(weightRows(readme), figures)).toEqual([
+      'bundle-c-gzip-kb: no row in the weight table',
+      'bundle-b-increment-gzip-kb: the weight table shows "28.8 kB", results.json "+28.82 kB"',
+      'bundle-gone-gzip-kb, bundle-gone-lazy-gzip-kb: not both in bench/results.json',
+    ]);
+  });
+});
 
 describe("the README's benchmark figures", () => {
   it('are those of bench/results.json: every figure with a goal, its value, goal and whether met', () => {

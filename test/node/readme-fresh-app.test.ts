@@ -73,6 +73,11 @@ describe('a fresh app that follows only the README', () => {
       // The bound is passed once, to the offload: the thread's gauge reads it from the store.
       const gauge = page.getByRole('meter', { name: 'Thread chat-1: stored bytes' });
       await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: 90_000 }).toMatch(/ of 8\.0 MiB /);
+      // The size the README says the tool returns is the one stored (whole, under maxResultBytes).
+      const [, kb, kib] = /returns (\d+) KB \(the inspector shows (\d+) KiB\)/.exec(readme) ?? [];
+      expect(kib, 'the README says "returns <n> KB (the inspector shows <m> KiB)"').toBeDefined();
+      expect(Math.abs(Number(kib) * 1.024 - Number(kb))).toBeLessThan(1);
+      await expect.poll(() => page.getByText(`${kib} KiB`, { exact: true }).count()).toBeGreaterThan(0);
     } finally {
       await browser.close();
     }
