@@ -277,7 +277,7 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
       await replies[bodies.length - 1]!(route);
     });
 
-    await page.getByText('Model:').click();
+    await page.locator('.settings summary', { hasText: 'Model:' }).click();
     await page.getByLabel('OpenAI-compatible endpoint').check();
     await page.getByLabel('Base URL').fill(`${server!.url}fake-llm/v1`);
     await page.getByLabel('Model name').fill('fake-model');
