@@ -42,6 +42,11 @@ class ContextReader {
   readonly #watched = new Set<string>();
   readonly #dirty = new Map<string, Wanted>();
   readonly #reading = new Set<string>();
+  /**
+   * Reads that failed (an exposing side of an older version never answers them): not asked again
+   * until the source tells a model request (it has them) or that anything may have changed.
+   */
+  readonly #failed = new Set<'cleared' | 'ledger'>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
   #unsubscribe: (() => void) | undefined;
@@ -71,6 +76,7 @@ class ContextReader {
   }
 
   #changed(changes: readonly SourceChange[] | undefined): void {
+    if (!changes || changes.some((change) => change.type === 'request')) this.#failed.clear();
     if (!changes) {
       for (const threadId of this.#watched) this.#mark(threadId, { cleared: true, ledger: 'all' });
       return;
@@ -112,14 +118,17 @@ class ContextReader {
     // Each read is shown as it comes: marks need not wait for a ledger that is slow (or never answers).
     await Promise.all([
       wanted.cleared &&
-        this.#rows(this.#source.cleared(threadId), toClearedRow, threadId).then(
+        !this.#failed.has('cleared') &&
+        this.#rows(this.#source.cleared(threadId), toClearedRow, threadId, 'cleared').then(
           (rows) => rows && this.#update(threadId, () => ({ cleared: pathsCleared(rows) })),
         ),
       wanted.ledger !== 'none' &&
+        !this.#failed.has('ledger') &&
         this.#rows(
           this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep }),
           toRequestRow,
           threadId,
+          'ledger',
         ).then(
           (rows) =>
             rows && this.#update(threadId, (known) => latest(rows, afterStep === undefined ? noContext : known)),
@@ -142,11 +151,13 @@ class ContextReader {
     read: Promise<unknown>,
     toRow: (value: unknown) => T | undefined,
     threadId: string,
+    kind: 'cleared' | 'ledger',
   ): Promise<T[] | undefined> {
     try {
       return toRows(await read, toRow).rows.filter((row) => row.threadId === threadId && !row.problems);
     } catch {
-      return undefined; // a store or an exposing side without these reads: nothing to mark
+      this.#failed.add(kind); // a store or an exposing side without these reads: nothing to mark
+      return undefined;
     }
   }
 }

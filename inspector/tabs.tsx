@@ -12,7 +12,8 @@ const labels: Record<TabId, string> = {
 interface TabsProps {
   current: TabId;
   onChange(tab: TabId): void;
-  counts: Record<TabId, number>;
+  /** The count each tab names, where it has one. */
+  counts: Partial<Record<TabId, number>>;
   /**
    * The tabs shown: entries and evictions always; failures once the store reports a result it
    * could not keep, unreadable once it reports a record it skipped.
@@ -45,7 +46,8 @@ export function Tabs({ current, onChange, counts, tabs }: TabsProps) {
           tabIndex={tab === current ? 0 : -1}
           onClick={() => onChange(tab)}
         >
-          {labels[tab]} ({formatCount(counts[tab])})
+          {labels[tab]}
+          {counts[tab] === undefined ? '' : ` (${formatCount(counts[tab])})`}
         </button>
       ))}
     </div>

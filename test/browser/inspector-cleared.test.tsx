@@ -66,8 +66,13 @@ describe('cleared results and the context budget (issue 23)', () => {
     expect(gaugeText(view, 'chat-2')).not.toContain('budget');
 
     // A later request clears bravo too; it was fitted to no budget (the app turned it off): none shown.
+    // A request event reads the thread's context only: no list, total or bound again.
+    const lists = ['list', 'evictions', 'failures', 'totalBytes', 'bound'].map((name) =>
+      vi.spyOn(store, name as 'list'),
+    );
     store.request('chat-1', { cleared: ['bravo'] });
     await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(4)));
+    for (const read of lists) expect(read).not.toHaveBeenCalled();
     await until(() => expect(gaugeText(view, 'chat-1')).not.toContain('budget'));
     expect(marks(view)['/large_tool_results/alpha']).toBe(since(3));
 
