@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startContentRelay } from '../../extension/content-relay.js';
 import { PanelPage } from '../../extension/panel-page.js';
 import { startRouter } from '../../extension/router.js';
-import { PROTOCOL } from '../../inspector/channel-protocol.js';
+import { MAX_NOTICE_CHANGES, mergeNotices, PROTOCOL, parseNotice } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { fakeChrome } from './extension-fake-chrome.js';
@@ -192,5 +192,54 @@ describe('cleared results and the context budget (issue 23)', () => {
     store.request('chat-1', { budget: 4000, cleared: ['bravo'] });
     await until(() => expect(marks(panel)['/large_tool_results/bravo']).toBe(since(2)));
     await until(() => expect(gaugeText(panel, 'chat-1')).toContain('budget 4,000 tokens'));
+  });
+
+  it("a notice's requests: checked as hostile, kept apart from the changes, merged by a relay while they fit", () => {
+    const stored = { type: 'stored', threadId: 'chat-1', key: 'k1', totalBytes: 10 };
+    const notice = (requests: unknown, changes: unknown[] = [stored]) => ({
+      protocol: PROTOCOL,
+      kind: 'changed',
+      events: 3,
+      changes,
+      requests,
+    });
+    const good = parseNotice(notice([{ threadId: 'chat-1', step: 4 }]))!;
+    expect(good.changes).toEqual([stored]);
+    expect(good.requests).toEqual([{ threadId: 'chat-1', step: 4 }]);
+    // Requests that cannot be read (a step that is none, a thread that is not text, too many): the
+    // notice says nothing of what changed, and the panel reads everything.
+    for (const bad of [
+      [{ threadId: 'chat-1', step: -1 }],
+      [{ threadId: 'chat-1', step: 1.5 }],
+      [{ threadId: 7, step: 1 }],
+      'chat-1',
+      Array.from({ length: MAX_NOTICE_CHANGES }, (_, i) => ({ threadId: 'chat-1', step: i + 1 })),
+    ]) {
+      const parsed = parseNotice(notice(bad))!;
+      expect(parsed.events).toBe(3);
+      expect(parsed.changes).toBeUndefined();
+      expect(parsed.requests).toBeUndefined();
+    }
+    // A request among the changes is a type the protocol does not know: the notice is dropped.
+    expect(parseNotice(notice(undefined, [{ type: 'request', threadId: 'chat-1', key: '' }]))).toBeUndefined();
+
+    const second = parseNotice(notice([{ threadId: 'chat-2', step: 1 }]))!;
+    expect(mergeNotices(good, second)).toMatchObject({
+      events: 6,
+      changes: [stored, stored],
+      requests: [
+        { threadId: 'chat-1', step: 4 },
+        { threadId: 'chat-2', step: 1 },
+      ],
+    });
+    const many = parseNotice(
+      notice(
+        [],
+        Array.from({ length: MAX_NOTICE_CHANGES - 1 }, () => stored),
+      ),
+    )!;
+    const merged = mergeNotices(many, second);
+    expect(merged.changes).toBeUndefined();
+    expect(merged.requests).toBeUndefined();
   });
 });
