@@ -104,7 +104,7 @@ it('context-tokens-vs-no-offload and stored-bytes-peak-vs-bound over a 40-step s
   const store = new MemoryOffloadStore();
   let peak = 0;
   store.subscribe((event) => {
-    if (event.threadId === threadId) peak = Math.max(peak, event.totalBytes);
+    if (event.type !== 'request' && event.threadId === threadId) peak = Math.max(peak, event.totalBytes);
   });
   const offload = new ToolOutputOffload({ store, maxTotalBytes });
   const withOffload = await runSession(offload);

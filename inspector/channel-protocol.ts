@@ -1,5 +1,7 @@
 import type { StoreEvent } from '../lib/index.js';
-import { isCount, isStep } from './count.js';
+import { isStep } from './context-records.js';
+import { isLedgerAnswer } from './context-wire.js';
+import { isCount } from './count.js';
 import { type SourceChange, toSourceChanges } from './source.js';
 import { isBound, isStoreInfo } from './store-info.js';
 
@@ -20,11 +22,14 @@ import { isBound, isStoreInfo } from './store-info.js';
  * for. So did 'bound' (a thread's bound, the smallest maxTotalBytes of its writers, answered with a
  * positive integer or null when the store does not know it) and a change's `bound`: an older side
  * never answers the request nor tells the field, and the panel falls back to the bound it was
- * given or 'info' reports. So did 'cleared' and 'requests' (a thread's cleared results and its context
- * ledger, answered with lists of records; 'requests' with `afterStep` answers only the records after
- * that step) and a notice's `requests` (the store's 'request' events: a model request was recorded):
- * an older side never answers them and tells none, and the panel shows no marks and no budget. A
- * notice keeps them apart from `changes`, whose types an older panel checks against its own list.
+ * given or 'info' reports. So did 'requests' (a thread's context ledger, in pages:
+ * inspector/context-wire.ts) and the change type 'request': an older side never answers the
+ * request (the Context tab says it could not read the ledger), and its notices naming 'request'
+ * are sent apart from the others, so an older panel, which drops them, misses nothing else. So did
+ * 'cleared' (a thread's results cleared from its model requests, answered with a list of records):
+ * an older side never answers it, and the panel marks none. And 'latestRequest' (the newest record of
+ * a thread's ledger, after a step when given, or null), for the budget beside a gauge: one record
+ * crosses, not the ledger; an older side never answers it, and the panel shows no budget.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
  * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
@@ -45,8 +50,9 @@ export type RequestOp =
   | 'read'
   | 'info'
   | 'unreadable'
+  | 'requests'
   | 'cleared'
-  | 'requests';
+  | 'latestRequest';
 
 export type InspectorRequest =
   | {
@@ -60,8 +66,9 @@ export type InspectorRequest =
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound' | 'cleared'; threadId: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; afterStep?: number }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string };
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'latestRequest'; threadId: string; after?: number };
 
 /** A request without its envelope: what the panel asks. */
 export type RequestBody = InspectorRequest extends infer R
@@ -89,11 +96,6 @@ export interface ChangeNotice {
   /** The events themselves, when there were at most MAX_NOTICE_CHANGES; absent: read everything. */
   changes?: SourceChange[];
   /**
-   * The model requests recorded (the store's 'request' events), when the notice has `changes`:
-   * which threads' cleared results and ledger to read again. Kept apart from `changes` (see above).
-   */
-  requests?: RequestChange[];
-  /**
    * The exposing side that sent it: a random id of each exposeToInspector call, so a panel can
    * tell a store exposed anew from a repeated (or forged) notice. Absent from an older version.
    */
@@ -104,16 +106,15 @@ export interface ChangeNotice {
  * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
  * `__proto__` or `toString` is never found through a prototype.
  */
-const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>(['stored', 'evicted', 'restored', 'failed']);
+const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type'] | 'request'>([
+  'stored',
+  'evicted',
+  'restored',
+  'failed',
+  'request',
+]);
 
-/** A model request recorded in a thread (a store's 'request' event), as a notice carries it. */
-export interface RequestChange {
-  threadId: string;
-  /** The step the store numbered it. */
-  step: number;
-}
-
-/** Changes (of both kinds) one notice carries at most; a bigger burst is sent as a notice without them. */
+/** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
 export const MAX_NOTICE_CHANGES = 256;
 
 type Fields = Record<string, unknown>;
@@ -158,13 +159,16 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
   if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
-  if ((op === 'totalBytes' || op === 'bound' || op === 'cleared') && isString(threadId)) {
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId };
+  if ((op === 'totalBytes' || op === 'bound' || op === 'cleared') && isString(data.threadId)) {
+    return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
-  if (op === 'requests' && isString(threadId)) {
-    const { afterStep } = data;
-    if (afterStep === undefined) return { protocol: PROTOCOL, kind: 'request', id, op, threadId };
-    return isStep(afterStep) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId, afterStep } : undefined;
+  if (
+    (op === 'requests' || op === 'latestRequest') &&
+    isString(threadId) &&
+    (data.after === undefined || isStep(data.after))
+  ) {
+    const { after } = data;
+    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
   }
   if (op === 'read' && isString(data.threadId) && isString(data.key)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId, key: data.key };
@@ -208,42 +212,25 @@ function parseChanges(value: unknown): SourceChange[] | undefined | null {
   return short ? changes : undefined;
 }
 
-/** The notice's model requests, or undefined when they are not well-formed or too many. */
-function parseRequests(value: unknown): RequestChange[] | undefined {
-  if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
-  const requests: RequestChange[] = [];
-  for (const item of value) {
-    if (!isObject(item) || !isString(item.threadId) || item.threadId.length > CHANGE_FIELD_CHARS) return undefined;
-    if (!isStep(item.step)) return undefined;
-    requests.push({ threadId: item.threadId, step: item.step });
-  }
-  return requests;
-}
-
 export function parseNotice(data: unknown): ChangeNotice | undefined {
   if (!isEnvelope(data, 'changed') || !isCount(data.events)) return undefined;
   const { events, instance } = data;
   if (instance !== undefined && !isId(instance)) return undefined;
-  let changes = events === 0 ? undefined : parseChanges(data.changes);
+  const changes = events === 0 ? undefined : parseChanges(data.changes);
   if (changes === null) return undefined;
-  let requests = data.requests === undefined ? [] : parseRequests(data.requests);
-  // Requests that cannot be read, or too many with the changes: the panel reads everything.
-  if (!requests || (changes && changes.length + requests.length > MAX_NOTICE_CHANGES)) changes = undefined;
-  if (!changes) requests = [];
   return {
     protocol: PROTOCOL,
     kind: 'changed',
     events,
     ...(changes ? { changes } : {}),
-    ...(requests && requests.length > 0 ? { requests } : {}),
     ...(instance === undefined ? {} : { instance }),
   };
 }
 
 /**
  * One notice standing for two (a relay that batches them): a 0 (a store was just exposed) keeps
- * its meaning and the exposing side it names (the later one's); the changes and requests are kept
- * while both have them and they fit in one notice.
+ * its meaning and the exposing side it names (the later one's); the changes are kept while both
+ * have them and they fit in one notice.
  */
 export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeNotice {
   if (first.events === 0 || second.events === 0) {
@@ -251,11 +238,8 @@ export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeN
     return { protocol: PROTOCOL, kind: 'changed', events: 0, ...(instance === undefined ? {} : { instance }) };
   }
   const events = first.events + second.events;
-  const requests = [...(first.requests ?? []), ...(second.requests ?? [])];
   const changes =
-    first.changes &&
-    second.changes &&
-    first.changes.length + second.changes.length + requests.length <= MAX_NOTICE_CHANGES
+    first.changes && second.changes && first.changes.length + second.changes.length <= MAX_NOTICE_CHANGES
       ? [...first.changes, ...second.changes]
       : undefined;
   const instance = first.instance === second.instance ? first.instance : undefined;
@@ -264,7 +248,6 @@ export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeN
     kind: 'changed',
     events,
     ...(changes ? { changes } : {}),
-    ...(changes && requests.length > 0 ? { requests } : {}),
     ...(instance === undefined ? {} : { instance }),
   };
 }
@@ -286,8 +269,10 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   bound: (value) => value === null || isBound(value),
   read: isString,
   info: isStoreInfo,
+  requests: isLedgerAnswer,
   cleared: isRecordList,
-  requests: isRecordList,
+  // null: the thread has no record (after the step asked), or the store keeps no ledger.
+  latestRequest: (value) => value === null || isObject(value),
 };
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */

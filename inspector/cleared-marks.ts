@@ -1,5 +1,6 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { type ClearedRow, type RequestRow, toClearedRow, toRequestRow, toRows } from './records.js';
+import { type LedgerRecord, mergeLedger } from './context-records.js';
+import { type ClearedRow, toClearedRow, toRows } from './records.js';
 import type { PanelSource, SourceChange } from './source.js';
 import { isBound } from './store-info.js';
 
@@ -114,24 +115,20 @@ class ContextReader {
     if (!wanted || this.#stopped) return;
     this.#dirty.delete(threadId);
     this.#reading.add(threadId);
-    const afterStep = wanted.ledger === 'after' ? (this.#contexts.get(threadId) ?? noContext).step : undefined;
+    const known = (this.#contexts.get(threadId) ?? noContext).step;
+    const afterStep = wanted.ledger === 'after' && known > 0 ? known : undefined;
     // Each read is shown as it comes: marks need not wait for a ledger that is slow (or never answers).
     await Promise.all([
       wanted.cleared &&
         !this.#failed.has('cleared') &&
-        this.#rows(this.#source.cleared(threadId), toClearedRow, threadId, 'cleared').then(
+        this.#rows(this.#source.cleared(threadId), toClearedRow, threadId).then(
           (rows) => rows && this.#update(threadId, () => ({ cleared: pathsCleared(rows) })),
         ),
       wanted.ledger !== 'none' &&
         !this.#failed.has('ledger') &&
-        this.#rows(
-          this.#source.requests(threadId, afterStep === undefined ? undefined : { afterStep }),
-          toRequestRow,
-          threadId,
-          'ledger',
-        ).then(
-          (rows) =>
-            rows && this.#update(threadId, (known) => latest(rows, afterStep === undefined ? noContext : known)),
+        this.#ledger(threadId, afterStep).then(
+          (records) =>
+            records && this.#update(threadId, (known) => latest(records, afterStep === undefined ? noContext : known)),
         ),
     ]);
     this.#reading.delete(threadId);
@@ -146,17 +143,32 @@ class ContextReader {
     this.#publish(new Map(this.#contexts));
   }
 
+  /**
+   * The thread's newest ledger record after `after` (of all, without), checked as the Context tab
+   * checks records; [] when there is none; undefined when the read failed (what was known stays).
+   */
+  async #ledger(threadId: string, after: number | undefined): Promise<LedgerRecord[] | undefined> {
+    try {
+      // The newest record only: one crosses a channel, not the ledger (the Context tab reads that).
+      const answer = await this.#source.latestRequest(threadId, after === undefined ? undefined : { after });
+      return mergeLedger({ threadId, records: [], dropped: 0 }, answer === undefined ? [] : [answer])
+        .records as LedgerRecord[];
+    } catch {
+      this.#failed.add('ledger');
+      return undefined;
+    }
+  }
+
   /** The thread's well-formed records, or undefined when the read failed (what was known stays). */
   async #rows<T extends { threadId: string; problems?: readonly string[] }>(
     read: Promise<unknown>,
     toRow: (value: unknown) => T | undefined,
     threadId: string,
-    kind: 'cleared' | 'ledger',
   ): Promise<T[] | undefined> {
     try {
       return toRows(await read, toRow).rows.filter((row) => row.threadId === threadId && !row.problems);
     } catch {
-      this.#failed.add(kind); // a store or an exposing side without these reads: nothing to mark
+      this.#failed.add('cleared'); // a store or an exposing side without these reads: nothing to mark
       return undefined;
     }
   }
@@ -173,8 +185,8 @@ function pathsCleared(rows: readonly ClearedRow[]): Map<string, number> {
 }
 
 /** The step and budget of the newest record, or what was known when none is newer. */
-function latest(rows: readonly RequestRow[], known: ThreadContext): Pick<ThreadContext, 'step' | 'budget'> {
-  let newest: RequestRow | undefined;
+function latest(rows: readonly LedgerRecord[], known: ThreadContext): Pick<ThreadContext, 'step' | 'budget'> {
+  let newest: LedgerRecord | undefined;
   for (const row of rows) if (row.step > known.step && (!newest || row.step > newest.step)) newest = row;
   if (!newest) return { step: known.step, budget: known.budget };
   return { step: newest.step, budget: isBound(newest.budget) ? newest.budget : undefined };

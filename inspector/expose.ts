@@ -7,9 +7,9 @@ import {
   MAX_NOTICE_CHANGES,
   PROTOCOL,
   parseRequest,
-  type RequestChange,
   toWireError,
 } from './channel-protocol.js';
+import { ledgerPage, readLedger } from './context-wire.js';
 import {
   assertInspectableStore,
   type InspectableStore,
@@ -17,7 +17,6 @@ import {
   storeBound,
   storeCleared,
   storeFailures,
-  storeRequests,
   storeUnreadable,
 } from './inspectable-store.js';
 import { type SourceChange, toSourceChange } from './source.js';
@@ -66,10 +65,12 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return store.read(request.threadId, request.key);
     case 'info':
       return readStoreInfo(store, bound);
+    case 'requests':
+      return ledgerPage(store, request.threadId, request.after);
     case 'cleared':
       return storeCleared(store, request.threadId);
-    case 'requests':
-      return storeRequests(store, request.threadId, request.afterStep);
+    case 'latestRequest':
+      return readLedger(store, request.threadId, request.after).then((records) => records?.at(-1) ?? null);
   }
 }
 
@@ -96,25 +97,17 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   // of the origin replaying one) costs reading the message, not a store read and an answer.
   const seen = new Set<string>();
   let closed = false;
-  let batched = 0;
-  // The batch's changes and model requests, so panels read only the threads they name; undefined
-  // once there are too many (both together).
-  let changes: SourceChange[] | undefined = [];
-  let requests: RequestChange[] = [];
+  // Two batches: the context ledger's 'request' changes go in notices of their own, since a panel
+  // of an older version drops a notice naming a type it does not know, and would miss the others.
+  // Each batch's changes, so panels read only the threads they name; undefined once there are too many.
+  const batches = [0, 1].map(() => ({ events: 0, changes: [] as SourceChange[] | undefined }));
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const post = (message: InspectorResponse | ChangeNotice) => {
     if (!closed) channel.postMessage(message);
   };
-  const notify = (events: number, changed?: SourceChange[], requested: RequestChange[] = []) =>
-    post({
-      protocol: PROTOCOL,
-      kind: 'changed',
-      events,
-      ...(changed ? { changes: changed } : {}),
-      ...(changed && requested.length > 0 ? { requests: requested } : {}),
-      instance,
-    });
+  const notify = (events: number, changed?: SourceChange[]) =>
+    post({ protocol: PROTOCOL, kind: 'changed', events, ...(changed ? { changes: changed } : {}), instance });
 
   channel.onmessage = (event: MessageEvent) => {
     const request = parseRequest(event.data);
@@ -133,21 +126,20 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   };
 
   const unsubscribe = store.subscribe((event) => {
-    batched += 1;
     const change = toSourceChange(event);
-    if (!change || !changes || changes.length + requests.length >= MAX_NOTICE_CHANGES) changes = undefined;
-    // Apart from the changes: an older panel drops a notice whose changes name a type it does not know.
-    else if (change.type === 'request') requests.push({ threadId: change.threadId, step: change.step ?? 0 });
-    else changes.push(change);
+    const batch = batches[change?.type === 'request' ? 1 : 0]!;
+    batch.events += 1;
+    if (change && batch.changes && batch.changes.length < MAX_NOTICE_CHANGES) batch.changes.push(change);
+    else batch.changes = undefined;
     timer ??= setTimeout(() => {
       timer = undefined;
-      const events = batched;
-      const changed = changes;
-      const requested = requests;
-      batched = 0;
-      changes = [];
-      requests = [];
-      notify(events, changed, requested);
+      for (const each of batches) {
+        if (each.events === 0) continue;
+        const { events, changes } = each;
+        each.events = 0;
+        each.changes = [];
+        notify(events, changes);
+      }
     }, NOTICE_BATCH_MS);
   });
 

@@ -11,20 +11,18 @@ export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' 
   unreadable?: OffloadStore['unreadable'];
   /** A thread's bound, for its gauge (the built-in stores report it). */
   bound?: OffloadStore['bound'];
-  /** The results cleared from a thread's requests, for the "cleared" marks. */
-  cleared?: OffloadStore['cleared'];
-  /** A thread's context ledger, for the budget beside its gauge (and the Context tab). */
+  /** A thread's context ledger, for the Context tab and the budget beside its gauge (the built-in stores keep it). */
   requests?: OffloadStore['requests'];
+  /** The results cleared from a thread's requests, for the "cleared" marks (the built-in stores keep them). */
+  cleared?: OffloadStore['cleared'];
   /** The origin's `navigator.storage.estimate()`, where the browser tells. */
   estimate?(): Promise<StorageEstimate | undefined>;
   /** The origin's `navigator.storage.persisted()`. */
   persisted?(): Promise<boolean>;
 };
 
-/** A result cleared from a thread's requests (the store's record; lib/index.ts names it only through OffloadStore). */
+/** A result cleared from a thread's requests (the store's record; lib/index.ts names it through OffloadStore). */
 export type ClearedResult = Awaited<ReturnType<NonNullable<OffloadStore['cleared']>>>[number];
-/** One model request in a thread's context ledger. */
-export type RequestRecord = Awaited<ReturnType<NonNullable<OffloadStore['requests']>>>[number];
 
 const storeMethods = ['list', 'read', 'evictions', 'totalBytes', 'subscribe'] as const;
 
@@ -72,19 +70,4 @@ export function readKeyed<M extends 'list' | 'evictions'>(
 /** Reads the thread's cleared results where the store keeps them (feature-detected), else none. */
 export function storeCleared(store: InspectableStore, threadId: string): Promise<ClearedResult[]> {
   return typeof store.cleared === 'function' ? store.cleared(threadId) : Promise.resolve([]);
-}
-
-/**
- * Reads the thread's context ledger where the store keeps it (feature-detected), else none; with
- * `afterStep`, only the records after it (a record that is no object is kept, for the reader to report).
- */
-export async function storeRequests(
-  store: InspectableStore,
-  threadId: string,
-  afterStep?: number,
-): Promise<RequestRecord[]> {
-  if (typeof store.requests !== 'function') return [];
-  const records = await store.requests(threadId);
-  if (afterStep === undefined || !Array.isArray(records)) return records;
-  return records.filter((record) => !(typeof record?.step === 'number' && record.step <= afterStep));
 }

@@ -1,6 +1,7 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
 import { type ThreadContext, useThreadContexts } from './cleared-marks.js';
+import { ContextTab } from './context-tab.js';
 import { EntryDetail, type Selected } from './entry-detail.js';
 import { EntryList } from './entry-list.js';
 import { EvictionList, FailureList, UnreadableList } from './eviction-list.js';
@@ -102,7 +103,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const threads = snapshot?.threads ?? [];
   const allUnreadable = useUnreadable(source);
   const unreadable = useMemo(() => unreadableMatching(allUnreadable, filter), [allUnreadable, filter]);
-  const tabs: TabId[] = ['entries', 'evictions'];
+  const tabs: TabId[] = ['entries', 'evictions', 'context'];
   if ((snapshot?.failures.length ?? 0) > 0) tabs.push('failures');
   if (allUnreadable.length > 0) tabs.push('unreadable');
   const view: TabId = tabs.includes(tab) ? tab : 'entries';
@@ -217,6 +218,16 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
               />
             ) : view === 'evictions' ? (
               <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
+            ) : view === 'context' ? (
+              <ContextTab
+                source={source}
+                threadId={filter.threadId}
+                entries={entries}
+                evictions={snapshot.evictions}
+                now={now}
+                onOpenEntry={selectEntry}
+                onOpenEviction={selectEviction}
+              />
             ) : view === 'failures' ? (
               <FailureList failures={failures} now={now} />
             ) : (

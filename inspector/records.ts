@@ -1,4 +1,5 @@
 import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import { isStep } from './context-records.js';
 import { clip } from './format.js';
 
 /**
@@ -72,7 +73,7 @@ class Reader {
   /** A step of a thread's ledger: an integer ≥ 1, else NaN. */
   step(field: string): number {
     const value = this.fields[field];
-    if (Number.isSafeInteger(value) && (value as number) >= 1) return value as number;
+    if (isStep(value)) return value;
     this.problems.push(value === undefined ? `${field} is missing` : `${field} is not a step (got ${shown(value)})`);
     return Number.NaN;
   }
@@ -175,19 +176,4 @@ export function toClearedRow(value: unknown): ClearedRow | undefined {
   const row = { threadId: read.text('threadId'), toolCallId: read.text('toolCallId'), step: read.step('step') };
   const path = read.optionalText('path');
   return read.done(path === undefined ? row : { ...row, path });
-}
-
-/** What the panel reads of a ledger record beside the gauge: its step and the budget it was fitted to. */
-export interface RequestRow extends Flagged {
-  threadId: string;
-  step: number;
-  /** maxRequestTokens when a budget was set; absent, or NaN when not a count. */
-  budget?: number;
-}
-
-export function toRequestRow(value: unknown): RequestRow | undefined {
-  if (!isFields(value)) return undefined;
-  const read = new Reader(value);
-  const row = { threadId: read.text('threadId'), step: read.step('step') };
-  return read.done(value.budget === undefined ? row : { ...row, budget: read.count('budget') });
 }

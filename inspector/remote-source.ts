@@ -10,9 +10,11 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
-import type { ClearedResult, RequestRecord } from './inspectable-store.js';
+import type { LedgerRecord } from './context-records.js';
+import { readLedgerPages } from './context-wire.js';
+import type { ClearedResult } from './inspectable-store.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
-import type { ChangeListener, PanelSource, SourceChange } from './source.js';
+import type { ChangeListener, PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
 
 interface RemoteSourceOptions {
@@ -118,11 +120,17 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),
     cleared: (threadId) => ask<ClearedResult[]>({ op: 'cleared', threadId }),
-    requests: (threadId, requestOptions) =>
-      ask<RequestRecord[]>(
-        requestOptions?.afterStep === undefined
-          ? { op: 'requests', threadId }
-          : { op: 'requests', threadId, afterStep: requestOptions.afterStep },
+    latestRequest: async (threadId, latestOptions) =>
+      (await ask<LedgerRecord | null>({
+        op: 'latestRequest',
+        threadId,
+        ...(latestOptions?.after === undefined ? {} : { after: latestOptions.after }),
+      })) ?? undefined,
+    // The context ledger comes in pages (inspector/context-wire.ts).
+    requests: (threadId, ledgerOptions) =>
+      readLedgerPages(
+        (after) => ask({ op: 'requests', threadId, ...(after === undefined ? {} : { after }) }),
+        ledgerOptions?.after,
       ),
     onChange(listener) {
       listeners.add(listener);
@@ -139,11 +147,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
           // A store exposed after these requests were sent never saw them: ask it again.
           resendPending();
         }
-        const changes: SourceChange[] | undefined = notice.changes && [
-          ...notice.changes,
-          ...(notice.requests ?? []).map(({ threadId, step }) => ({ type: 'request', threadId, key: '', step })),
-        ];
-        for (const listener of [...listeners]) listener(changes);
+        for (const listener of [...listeners]) listener(notice.changes);
         return;
       }
       const response = parseResponse(data);

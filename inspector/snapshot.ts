@@ -220,7 +220,7 @@ export class SnapshotReader {
       this.#dirty = 'all';
     } else {
       for (const change of changes) {
-        // A model request recorded changes no list, total or bound (the context's reader reads it).
+        // A model request recorded in the context ledger changes no list, total or bound (the Context tab reads it).
         if (change.type === 'request') continue;
         const thread = this.#dirty.get(change.threadId) ?? {
           parts: new Set<Part>(),

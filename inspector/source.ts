@@ -1,21 +1,29 @@
-import type { EvictionRecord, ListOptions, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
-import { isCount, isStep } from './count.js';
-import type { ClearedResult, RequestRecord } from './inspectable-store.js';
+import type {
+  EvictionRecord,
+  ListOptions,
+  StoredResultInfo,
+  StoreEvent,
+  StoreFailure,
+  UnreadableRecord,
+} from '../lib/index.js';
+import { isStep, type LedgerRecord } from './context-records.js';
+import type { LedgerReadOptions } from './context-wire.js';
+import { isCount } from './count.js';
+import type { ClearedResult } from './inspectable-store.js';
 import { shown } from './records.js';
 import { isBound, type StoreInfo } from './store-info.js';
 
 /**
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
- * `'failed'`) to which key of which thread, and the thread's total and bound after it when known;
- * or `'request'`: a model request of the thread was recorded (its `step`), with no key.
- * It tells the panel which thread to read again, and which entry.
+ * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
+ * It tells the panel which thread to read again, and which entry. A `'request'` (a model request
+ * recorded in the thread's context ledger) names no key (`''`) and tells its `step`.
  */
 export interface SourceChange {
   type: string;
   threadId: string;
-  /** The entry's key; '' for a `'request'`. */
   key: string;
-  /** A `'request'`'s step, as the store numbered it. */
+  /** A `'request'`'s step, when told. */
   step?: number;
   totalBytes?: number;
   /** The thread's bound (the smallest maxTotalBytes of its writers), when the store tells it. */
@@ -53,19 +61,25 @@ export interface InspectorSource {
    * undefined) the gauge shows mountInspector's `bound` option, else the bound `info()` reports.
    */
   bound?(threadId: string): Promise<number | undefined>;
+  /** A stored text, read when an entry is opened. */
+  read(threadId: string, key: string): Promise<string>;
   /**
-   * The results cleared from the thread's model requests (C2–C4), for the "cleared" marks; without
-   * this method, none are marked.
+   * The results cleared from the thread's model requests (`OffloadStore.cleared`, C2–C4), for the
+   * "cleared" marks; without this method, none are marked.
    */
   cleared?(threadId: string): Promise<ClearedResult[]>;
   /**
-   * The thread's context ledger, oldest first: with `afterStep`, only the records after that step
-   * (answering with more is fine: the panel keeps the ones it asked for). Without this method, no
-   * budget is shown.
+   * The thread's context ledger (`OffloadStore.requests`), oldest first, for the Context tab; with
+   * `options.after`, only the later steps' records (answering with more is fine). Undefined, or
+   * no such method: the store keeps no ledger.
    */
-  requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
-  /** A stored text, read when an entry is opened. */
-  read(threadId: string, key: string): Promise<string>;
+  requests?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord[] | undefined>;
+  /**
+   * The newest record of the thread's context ledger (after `options.after`, when given), for the
+   * budget beside its gauge; undefined when there is none. Without this method, the last of
+   * `requests` is used.
+   */
+  latestRequest?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord | undefined>;
   /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
   info?(): Promise<StoreInfo>;
   /**
@@ -73,19 +87,19 @@ export interface InspectorSource {
    * with undefined when anything may have changed (it reads everything again). Returns a function
    * that stops calling it; the panel calls it when unmounted.
    */
-  onChange(listener: (changes: readonly SourceChange[] | undefined) => void): () => void;
+  onChange(listener: (changes: readonly (SourceChange | StoreEvent)[] | undefined) => void): () => void;
 }
 
-/** What `InspectorSource.requests` reads besides a thread's whole ledger. */
-export interface RequestsOptions {
-  /** Only the records of steps after this one. */
-  afterStep?: number;
-}
+/** What the panel hears of changes: each checked (toSourceChanges), or undefined when anything may have changed. */
+export type ChangeListener = (changes: readonly SourceChange[] | undefined) => void;
 
-/** A source as the panel uses it: every method present, each answering with a promise. */
-export type PanelSource = Required<InspectorSource>;
-
-export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
+/**
+ * A source as the panel uses it: every method present, each answering with a promise, changes
+ * checked (a store's own events may be handed on as they are, e.g. a 'request' event, which names no key).
+ */
+export type PanelSource = Required<Omit<InspectorSource, 'onChange'>> & {
+  onChange(listener: ChangeListener): () => void;
+};
 
 /**
  * The change a store event stands for, or undefined when the event does not say which thread
@@ -94,7 +108,6 @@ export type ChangeListener = Parameters<InspectorSource['onChange']>[0];
 export function toSourceChange(event: unknown): SourceChange | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
   const { type, threadId, key, totalBytes, bound, step } = event as Record<string, unknown>;
-  // The store's 'request' event ({ type, threadId, step, tokens }) names a thread, no entry.
   if (type === 'request' && typeof threadId === 'string') {
     return { type, threadId, key: '', ...(isStep(step) ? { step } : {}) };
   }
@@ -126,8 +139,9 @@ const methods = {
   unreadable: 0,
   info: 0,
   bound: 0,
-  cleared: 0,
   requests: 0,
+  cleared: 0,
+  latestRequest: 0,
 };
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
@@ -165,8 +179,13 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
     bound: async (threadId) => (source.bound ? source.bound(threadId) : undefined),
     read: async (threadId, key) => source.read(threadId, key),
     info: async () => (source.info ? source.info() : {}),
+    requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : undefined),
     cleared: async (threadId) => (source.cleared ? source.cleared(threadId) : []),
-    requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : []),
+    latestRequest: async (threadId, options) => {
+      if (source.latestRequest) return source.latestRequest(threadId, options);
+      const records: unknown = source.requests ? await source.requests(threadId, options) : undefined;
+      return Array.isArray(records) ? records.at(-1) : undefined;
+    },
     onChange(listener) {
       const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {

@@ -1,11 +1,11 @@
 import type { StoreEvent } from '../lib/index.js';
+import { readLedger } from './context-wire.js';
 import {
   type InspectableStore,
   readKeyed,
   storeBound,
   storeCleared,
   storeFailures,
-  storeRequests,
   storeUnreadable,
 } from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
@@ -31,8 +31,9 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     totalBytes: (threadId) => store.totalBytes(threadId),
     bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
+    requests: (threadId, options) => readLedger(store, threadId, options?.after),
     cleared: (threadId) => storeCleared(store, threadId),
-    requests: (threadId, options) => storeRequests(store, threadId, options?.afterStep),
+    latestRequest: async (threadId, options) => (await readLedger(store, threadId, options?.after))?.at(-1),
     // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {

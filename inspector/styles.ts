@@ -1,3 +1,5 @@
+import { contextCss } from './context-styles.js';
+
 /**
  * The panel's styles, scoped by the shadow root they live in. `.root` resets everything the page
  * could pass down by inheritance (the only way page styles cross a shadow boundary).
@@ -188,7 +190,7 @@ export function applyStyles(root: ShadowRoot): void {
   if (view && 'adoptedStyleSheets' in root && typeof view.CSSStyleSheet === 'function') {
     try {
       const sheet = new view.CSSStyleSheet();
-      sheet.replaceSync(css);
+      sheet.replaceSync(css + contextCss);
       root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
       return;
     } catch {
@@ -196,6 +198,6 @@ export function applyStyles(root: ShadowRoot): void {
     }
   }
   const style = root.ownerDocument.createElement('style');
-  style.textContent = css;
+  style.textContent = css + contextCss;
   root.append(style);
 }

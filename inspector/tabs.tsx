@@ -1,10 +1,11 @@
 import { formatCount } from './format.js';
 
-export type TabId = 'entries' | 'evictions' | 'failures' | 'unreadable';
+export type TabId = 'entries' | 'evictions' | 'context' | 'failures' | 'unreadable';
 
 const labels: Record<TabId, string> = {
   entries: 'Entries',
   evictions: 'Evictions',
+  context: 'Context',
   failures: 'Not stored',
   unreadable: 'Unreadable',
 };
@@ -12,10 +13,10 @@ const labels: Record<TabId, string> = {
 interface TabsProps {
   current: TabId;
   onChange(tab: TabId): void;
-  /** The count each tab names, where it has one. */
+  /** Each tab's count, shown after its label; a tab without one (Context) shows none. */
   counts: Partial<Record<TabId, number>>;
   /**
-   * The tabs shown: entries and evictions always; failures once the store reports a result it
+   * The tabs shown: entries, evictions and context always; failures once the store reports a result it
    * could not keep, unreadable once it reports a record it skipped.
    */
   tabs: readonly TabId[];

@@ -1,6 +1,7 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
-import type { StoreFailure } from './offload-store.js';
+import type { RequestRecord, StoreFailure } from './offload-store.js';
 import type {
+  ClearedRecord,
   EntryRecord,
   LoggedEviction,
   SeenRecord,
@@ -31,9 +32,23 @@ export interface OffloadDb extends DBSchema {
   failures: { key: number; value: StoreFailure & { id?: number }; indexes: { byThread: string } };
   /** Results offloadResult stored, by [threadId, key], live or evicted (A1, A2); `bySeq` finds the oldest. */
   seen: { key: [string, string]; value: SeenRecord; indexes: { bySeq: [string, number] } };
+  /** Results cleared from a thread's requests, by [threadId, toolCallId]; `byStep` reads them in order (C4). */
+  cleared: { key: [string, string]; value: ClearedRecord; indexes: { byStep: [string, number, number] } };
+  /** The context ledger: one record per model request, by [threadId, step]. */
+  requests: { key: [string, number]; value: RequestRecord };
 }
 
-export type OffloadStoreName = 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
+export type OffloadStoreName =
+  | 'entries'
+  | 'chunks'
+  | 'staged'
+  | 'evictions'
+  | 'undo'
+  | 'threads'
+  | 'failures'
+  | 'seen'
+  | 'cleared'
+  | 'requests';
 
 /** A transaction over some of the offload's object stores (a readonly one is passed where only reads are made). */
 export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 'readwrite'>;
@@ -41,8 +56,10 @@ export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 
 /**
  * 1: one value a text, in 'texts'. 2: texts in chunks, in 'chunks', their layout on the records.
  * 3: 'seen', the results offloadResult stored (a database of version 2 gains it empty).
+ * 4: 'cleared' and 'requests', the context budget's cleared results and the context ledger (a
+ * database of version 3 gains them empty; its thread records gain their step count at the first request).
  */
-export const OFFLOAD_DB_VERSION = 3;
+export const OFFLOAD_DB_VERSION = 4;
 
 export const OFFLOAD_STORES: readonly OffloadStoreName[] = [
   'entries',
@@ -53,28 +70,33 @@ export const OFFLOAD_STORES: readonly OffloadStoreName[] = [
   'threads',
   'failures',
   'seen',
+  'cleared',
+  'requests',
 ];
 
 /** The object stores of each version (the connection refuses a database holding anything else, S6). */
 export const OFFLOAD_DB_LAYOUTS: Readonly<Record<number, readonly string[]>> = {
   1: ['entries', 'texts', 'staged', 'evictions', 'undo', 'threads', 'failures'],
-  2: OFFLOAD_STORES.filter((name) => name !== 'seen'),
-  3: OFFLOAD_STORES,
+  2: ['entries', 'chunks', 'staged', 'evictions', 'undo', 'threads', 'failures'],
+  3: ['entries', 'chunks', 'staged', 'evictions', 'undo', 'threads', 'failures', 'seen'],
+  4: OFFLOAD_STORES,
 };
 
 type UpgradeTransaction = IDBPTransaction<OffloadDb, StoreNames<OffloadDb>[], 'versionchange'>;
 
 /**
- * The upgrade from `oldVersion` (0: a new database, or an empty one adopted), with idb's `upgrade`
- * callback arguments. What it returns is the conversion still running in `tx`: if it rejects, the
+ * The upgrade from `oldVersion` (0: a new database, or an empty one adopted) to `newVersion`
+ * (default the current one; a test makes a database of an older version with it), with idb's
+ * `upgrade` callback arguments. What it returns is the conversion still running in `tx`: if it rejects, the
  * connection aborts the upgrade (the database stays at its version) and the open says why.
  */
 export function upgradeOffloadDb(
   database: IDBPDatabase<OffloadDb>,
   oldVersion: number,
-  _newVersion: number | null,
+  newVersion: number | null,
   tx: UpgradeTransaction,
 ): Promise<void> | undefined {
+  const target = newVersion ?? OFFLOAD_DB_VERSION;
   let converting: Promise<void> | undefined;
   if (oldVersion < 1) {
     const entries = database.createObjectStore('entries', { keyPath: ['threadId', 'key'] });
@@ -88,15 +110,20 @@ export function upgradeOffloadDb(
     const failures = database.createObjectStore('failures', { keyPath: 'id', autoIncrement: true });
     failures.createIndex('byThread', 'threadId');
   }
-  if (oldVersion < 2) {
+  if (oldVersion < 2 && target >= 2) {
     database.createObjectStore('chunks');
     // Version 1's 'texts' is gone after this upgrade, so code of version 1 in another tab refuses
     // this database (it lacks 'texts') instead of writing texts this code cannot read.
     if (oldVersion === 1) converting = chunkVersion1Texts(tx);
   }
-  if (oldVersion < 3) {
+  if (oldVersion < 3 && target >= 3) {
     const seen = database.createObjectStore('seen', { keyPath: ['threadId', 'key'] });
     seen.createIndex('bySeq', ['threadId', 'seq'], { unique: true });
+  }
+  if (oldVersion < 4 && target >= 4) {
+    const cleared = database.createObjectStore('cleared', { keyPath: ['threadId', 'toolCallId'] });
+    cleared.createIndex('byStep', ['threadId', 'step', 'rank']);
+    database.createObjectStore('requests', { keyPath: ['threadId', 'step'] });
   }
   return converting;
 }
@@ -124,7 +151,11 @@ async function chunkVersion1Texts(tx: UpgradeTransaction): Promise<void> {
   const evictions = tx.objectStore('evictions');
   for (let cursor = await tx.objectStore('undo').openCursor(); cursor; cursor = await cursor.continue()) {
     const steps: UndoStep[] = [];
-    for (const step of cursor.value.steps as Array<UndoStep & { evictionId?: number }>) {
+    // Version 1 knew only these two kinds of step.
+    const v1Steps = cursor.value.steps as Array<
+      Extract<UndoStep, { kind: 'stored' | 'evicted' }> & { evictionId?: number }
+    >;
+    for (const step of v1Steps) {
       if (step.kind === 'stored') {
         steps.push(step);
         continue;

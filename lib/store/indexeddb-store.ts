@@ -1,6 +1,6 @@
-import { quoteForMessage } from '../shared/checks.js';
+import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
 import { IdbEngine, persistStorage } from './indexeddb-engine.js';
-import { checkLogRetention } from './store-records.js';
+import { checkLogRetention, checkRequestRetention } from './store-records.js';
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
@@ -19,7 +19,18 @@ export interface IndexedDbOffloadStoreOptions {
   persist?: boolean;
   /** Eviction and failure records kept per thread, the newest; default 1,000. */
   logRetention?: number;
+  /** Context ledger records (`requests`) kept per thread, the newest; default 10,000. */
+  requestRetention?: number;
 }
+
+const optionNames = [
+  'name',
+  'blockedTimeoutMs',
+  'chunkChars',
+  'persist',
+  'logRetention',
+  'requestRetention',
+] satisfies (keyof IndexedDbOffloadStoreOptions)[];
 
 /**
  * The OffloadStore in IndexedDB (S1–S5): crash-safe, a full quota never loses stored data, another
@@ -33,20 +44,23 @@ export class IndexedDbOffloadStore extends OffloadStoreShell {
   readonly name: string;
   readonly #engine: IdbEngine;
 
+  /** Checks its options: a value out of range is a RangeError naming it; an unknown option name or a wrong kind a TypeError. */
   constructor(options: IndexedDbOffloadStoreOptions = {}) {
+    checkOptionNames('IndexedDbOffloadStore', options, optionNames);
     const name = options.name ?? 'tool-output-offload';
     const chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
     if (options.persist !== undefined && typeof options.persist !== 'boolean') {
       throw new TypeError(`IndexedDbOffloadStore: persist must be a boolean, got ${quoteForMessage(options.persist)}`);
     }
     const logRetention = checkLogRetention('IndexedDbOffloadStore', options.logRetention);
+    const requestRetention = checkRequestRetention('IndexedDbOffloadStore', options.requestRetention);
     const engine = new IdbEngine({
       name,
       blockedTimeoutMs: options.blockedTimeoutMs ?? 3000,
       persist: options.persist === true,
       logRetention,
     });
-    super(engine, { chunkChars, logRetention });
+    super(engine, { chunkChars, logRetention, requestRetention });
     this.name = name;
     this.#engine = engine;
   }

@@ -1,10 +1,14 @@
 import { type OffloadTransaction, queueRange, textRange, threadRange } from './indexeddb-schema.js';
-import type { StoreFailure } from './offload-store.js';
+import type { RequestRecord, StoreFailure } from './offload-store.js';
 import {
+  byStepAndRank,
   chunkProblem,
+  clearedProblem,
   entryProblem,
   evictionProblem,
   failureProblem,
+  requestFields,
+  requestProblem,
   seenProblem,
   stagedProblem,
   threadProblem,
@@ -13,6 +17,7 @@ import {
 } from './record-checks.js';
 import { failureFields } from './store-failures.js';
 import {
+  type ClearedRecord,
   defaultLogRetention,
   type EntryRecord,
   type LoggedEviction,
@@ -244,6 +249,53 @@ export class IdbTx implements StoreTx {
   }
   deleteUndo(threadId: string, turnId: string) {
     return this.tx.objectStore('undo').delete([threadId, turnId]);
+  }
+
+  #cleared(record: unknown): ClearedRecord | undefined {
+    return this.unreadable.check<ClearedRecord>('cleared', keyOf(record, 'toolCallId'), record, clearedProblem);
+  }
+  async clearedOne(threadId: string, toolCallId: string) {
+    return this.#cleared(await this.tx.objectStore('cleared').get([threadId, toolCallId]));
+  }
+  async clearedOf(threadId: string) {
+    // Through [threadId, step, rank]: in order already (a record lacking either is in no index;
+    // the scan of unreadable records finds it).
+    const range = IDBKeyRange.bound([threadId, -Infinity, -Infinity], [threadId, Infinity, Infinity]);
+    const all = await this.tx.objectStore('cleared').index('byStep').getAll(range);
+    return all.flatMap((record) => this.#cleared(record) ?? []).sort(byStepAndRank);
+  }
+  async putCleared(record: ClearedRecord) {
+    await this.tx.objectStore('cleared').put(record);
+  }
+  deleteCleared(threadId: string, toolCallId: string) {
+    return this.tx.objectStore('cleared').delete([threadId, toolCallId]);
+  }
+  deleteClearedOf(threadId: string) {
+    return this.tx.objectStore('cleared').delete(threadRange(threadId));
+  }
+
+  async requestsOf(threadId: string, after?: number) {
+    const range = IDBKeyRange.bound([threadId, after ?? -Infinity], [threadId, Infinity], after !== undefined);
+    const all = await this.tx.objectStore('requests').getAll(range);
+    return all.flatMap((record) => {
+      const checked = this.unreadable.check<RequestRecord>('requests', keyOf(record, 'step'), record, requestProblem);
+      // Only its own fields: whatever else another writer put in (a text) is not handed on.
+      return checked ? [requestFields(checked)] : [];
+    });
+  }
+  async lastRequestStep(threadId: string) {
+    const cursor = await this.tx
+      .objectStore('requests')
+      .openKeyCursor(IDBKeyRange.bound([threadId, -Infinity], [threadId, Infinity]), 'prev');
+    const step = (cursor?.primaryKey as [string, unknown] | undefined)?.[1];
+    // A key another writer gave a step that is no count is not one to count on.
+    return typeof step === 'number' && Number.isSafeInteger(step) && step > 0 ? step : undefined;
+  }
+  async putRequest(record: RequestRecord) {
+    await this.tx.objectStore('requests').put(record);
+  }
+  deleteRequestsThrough(threadId: string, maxStep: number) {
+    return this.tx.objectStore('requests').delete(IDBKeyRange.bound([threadId, -Infinity], [threadId, maxStep]));
   }
 }
 

@@ -1,8 +1,9 @@
+import { checkOptionNames } from '../shared/checks.js';
 import { MapJournal } from './memory-journal.js';
 import { MemoryTables, MemoryTx } from './memory-tables.js';
 import type { UnreadableRecord } from './offload-store.js';
 import type { StoreEngine } from './store-engine.js';
-import { checkLogRetention, type StoreTx } from './store-records.js';
+import { checkLogRetention, checkRequestRetention, type StoreTx } from './store-records.js';
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
@@ -11,7 +12,11 @@ export interface MemoryOffloadStoreOptions {
   chunkChars?: number;
   /** Eviction and failure records kept per thread, the newest; default 1,000. */
   logRetention?: number;
+  /** Context ledger records (`requests`) kept per thread, the newest; default 10,000. */
+  requestRetention?: number;
 }
+
+const optionNames = ['chunkChars', 'logRetention', 'requestRetention'] satisfies (keyof MemoryOffloadStoreOptions)[];
 
 /**
  * The memory engine: operations run one at a time over the tables, and one that throws is rolled
@@ -51,9 +56,12 @@ class MemoryEngine implements StoreEngine {
  * (store-shell.ts), for Node, tests, and wherever `indexedDB` is missing.
  */
 export class MemoryOffloadStore extends OffloadStoreShell {
+  /** Checks its options: a value out of range is a RangeError naming it; an unknown option name a TypeError. */
   constructor(options: MemoryOffloadStoreOptions = {}) {
+    checkOptionNames('MemoryOffloadStore', options, optionNames);
     const chunkChars = checkChunkChars(options.chunkChars ?? defaultChunkChars);
     const logRetention = checkLogRetention('MemoryOffloadStore', options.logRetention);
-    super(new MemoryEngine(new MemoryTables(logRetention)), { chunkChars, logRetention });
+    const requestRetention = checkRequestRetention('MemoryOffloadStore', options.requestRetention);
+    super(new MemoryEngine(new MemoryTables(logRetention)), { chunkChars, logRetention, requestRetention });
   }
 }

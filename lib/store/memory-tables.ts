@@ -1,6 +1,8 @@
 import type { MapJournal } from './memory-journal.js';
-import type { StoreFailure } from './offload-store.js';
+import type { RequestRecord, StoreFailure } from './offload-store.js';
+import { byStepAndRank, requestFields } from './record-checks.js';
 import {
+  type ClearedRecord,
   defaultLogRetention,
   type EntryRecord,
   type LoggedEviction,
@@ -68,6 +70,10 @@ export class MemoryTables {
   readonly seen = new Map<string, Map<string, SeenRecord>>();
   /** Each thread's recorded failures, by an id that only grows. */
   readonly failures = new Map<string, Map<number, StoreFailure>>();
+  /** Each thread's cleared results (C4), by toolCallId. */
+  readonly cleared = new Map<string, Map<string, ClearedRecord>>();
+  /** Each thread's context ledger, by step, in step order. */
+  readonly requests = new Map<string, Map<number, RequestRecord>>();
   /** Each thread's eviction queue, built on demand. */
   readonly queues = new Map<string, SeqQueue>();
   nextEvictionId = 1;
@@ -93,6 +99,10 @@ export class MemoryTables {
     this.queues.clear();
     for (const [threadId, seen] of this.seen) {
       this.seen.set(threadId, new Map([...seen].sort(([, a], [, b]) => a.seq - b.seq)));
+    }
+    // Ledger records put back went to the end too: the trim takes the oldest from the front.
+    for (const [threadId, ledger] of this.requests) {
+      this.requests.set(threadId, new Map([...ledger].sort(([a], [b]) => a - b)));
     }
   }
 }
@@ -276,5 +286,48 @@ export class MemoryTx implements StoreTx {
   }
   async deleteUndo(threadId: string, turnId: string) {
     this.journal.delete(of(this.tables.undo, threadId), turnId);
+  }
+
+  async clearedOne(threadId: string, toolCallId: string) {
+    return copy(of(this.tables.cleared, threadId).get(toolCallId));
+  }
+  async clearedOf(threadId: string) {
+    return [...of(this.tables.cleared, threadId).values()].map((record) => copy(record)!).sort(byStepAndRank);
+  }
+  async putCleared(record: ClearedRecord) {
+    this.journal.set(of(this.tables.cleared, record.threadId), record.toolCallId, copy(record)!);
+  }
+  async deleteCleared(threadId: string, toolCallId: string) {
+    this.journal.delete(of(this.tables.cleared, threadId), toolCallId);
+  }
+  async deleteClearedOf(threadId: string) {
+    const cleared = of(this.tables.cleared, threadId);
+    for (const toolCallId of [...cleared.keys()]) this.journal.delete(cleared, toolCallId);
+  }
+
+  async requestsOf(threadId: string, after = 0) {
+    const records: RequestRecord[] = [];
+    // Copied field by field (a record nests its parts and results): only the steps asked for.
+    for (const [step, record] of of(this.tables.requests, threadId))
+      if (step > after) records.push(requestFields(record));
+    return records;
+  }
+  async lastRequestStep(threadId: string) {
+    let last: number | undefined;
+    for (const step of of(this.tables.requests, threadId).keys()) last = step;
+    return last;
+  }
+  async putRequest(record: RequestRecord) {
+    const ledger = of(this.tables.requests, record.threadId);
+    // A step is put once, past the thread's newest (the map stays in step order).
+    this.journal.set(ledger, record.step, requestFields(record));
+  }
+  async deleteRequestsThrough(threadId: string, maxStep: number) {
+    const ledger = of(this.tables.requests, threadId);
+    // From the oldest (deleting while iterating a Map is safe): only what goes is visited.
+    for (const step of ledger.keys()) {
+      if (step > maxStep) break;
+      this.journal.delete(ledger, step);
+    }
   }
 }

@@ -56,7 +56,12 @@ export type StoreEvent =
       bound?: number;
     }
   /** A result could not be stored (e.g. a full quota, S3); `error` says why. */
-  | { type: 'failed'; threadId: string; key: string; totalBytes: number; bound?: number; error: string };
+  | { type: 'failed'; threadId: string; key: string; totalBytes: number; bound?: number; error: string }
+  /**
+   * A model request was recorded in the thread's context ledger (`recordRequest`): its step and
+   * estimated tokens, so a reader reads only what is new (`requests(threadId, { after })`).
+   */
+  | { type: 'request'; threadId: string; step: number; tokens: number };
 
 /** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
 export interface StoreFailure {
@@ -78,7 +83,17 @@ export interface StoreFailure {
  */
 export interface UnreadableRecord {
   /** Which kind of record (the object store holding it). */
-  store: 'entries' | 'chunks' | 'staged' | 'evictions' | 'undo' | 'threads' | 'failures' | 'seen';
+  store:
+    | 'entries'
+    | 'chunks'
+    | 'staged'
+    | 'evictions'
+    | 'undo'
+    | 'threads'
+    | 'failures'
+    | 'seen'
+    | 'cleared'
+    | 'requests';
   /** Its key in that store, as text (an array key as JSON, e.g. `["chat-1","k1"]`). */
   key: string;
   /** The thread it belongs to, when the record says. */
@@ -223,6 +238,16 @@ export interface RecordedRequest {
   cleared: ClearedResult[];
 }
 
+/** What `requests` reads besides a thread's whole ledger. */
+export interface RequestsOptions {
+  /**
+   * Only the records of later steps (step > after): what a reader such as the inspector has not
+   * read yet, told by 'request' events, so a ledger of 10,000 records is not read again at every
+   * step. A custom store may ignore it and answer with the whole ledger (callers filter).
+   */
+  after?: number;
+}
+
 /** What `readLines` returns: the lines asked for and the text's line count. */
 export interface LinesRead {
   text: string;
@@ -299,8 +324,9 @@ export interface OffloadStore {
    */
   bound?(threadId: string): Promise<number | undefined>;
   /**
-   * Calls `listener` with each change once it is kept (`stored`, `evicted`, `restored`, `failed`),
-   * with the thread's total after it; returns how to stop. A listener that throws harms no other.
+   * Calls `listener` with each change once it is kept (`stored`, `evicted`, `restored`, `failed`,
+   * with the thread's total after it; `request`, a ledger record); returns how to stop. A listener
+   * that throws harms no other.
    */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /**
@@ -313,8 +339,11 @@ export interface OffloadStore {
    * here, with their keys, for the inspector (S2). Optional for custom stores.
    */
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
-  /** The thread's context ledger (issue 24): one record per model request, oldest first. Optional for custom stores. */
-  requests?(threadId: string): Promise<RequestRecord[]>;
+  /**
+   * The thread's context ledger (issue 24): one record per model request, oldest first; with
+   * `after`, only the records of later steps. Optional for custom stores.
+   */
+  requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
   /** The results cleared from the thread's requests (C4), oldest first. Optional for custom stores. */
   cleared?(threadId: string): Promise<ClearedResult[]>;
   /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
@@ -367,9 +396,10 @@ export interface WritableOffloadStore extends OffloadStore {
   apply(change: StoreChange): Promise<AppliedChange>;
   /**
    * Undoes everything the turn did (O8): its entries go (reason 'blocked'), what it evicted comes
-   * back, what it staged and never committed is deleted. Another writer may have committed since,
-   * so the oldest entries are then evicted (reason 'bound') until the thread fits `maxTotalBytes`
-   * again — in the same transaction. Undoing a turn twice changes nothing.
+   * back, what it staged and never committed is deleted, the results its requests cleared are
+   * cleared no more (C7; its ledger records stay: those requests were sent). Another writer may
+   * have committed since, so the oldest entries are then evicted (reason 'bound') until the thread
+   * fits `maxTotalBytes` again — in the same transaction. Undoing a turn twice changes nothing.
    */
   restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void>;
   /**
@@ -377,7 +407,8 @@ export interface WritableOffloadStore extends OffloadStore {
    * good, and so is what they staged but never committed (except a result whose commit failed and
    * was reported, which still serves reads until the thread is cleared). Other turns, maybe still
    * running in another agent, are left alone. With `continuing`, what they stored can still be
-   * taken back by `restoreTurn`; with `stagedBefore`, staged orphans older than it go too.
+   * taken back by `restoreTurn`, and so can its clearings; with `stagedBefore`, staged orphans
+   * older than it go too.
    */
   settle(threadId: string, turnIds: readonly string[], options?: SettleOptions): Promise<void>;
   /**
@@ -386,20 +417,29 @@ export interface WritableOffloadStore extends OffloadStore {
    * fails too. The thread keeps its newest failures (a retention, like the eviction log).
    */
   reportFailure(failure: StoreFailure): Promise<void>;
-  /** The results cleared from the thread's requests (C4), oldest first (by step). */
-  cleared?(threadId: string): Promise<ClearedResult[]>;
-  /** The thread's context ledger, oldest first. */
-  requests?(threadId: string): Promise<RequestRecord[]>;
   /**
-   * Records one model request (RequestChange): numbers it (the thread's next step), keeps its ledger
-   * record (the newest `retention` a thread) and the results it cleared (a toolCallId cleared before
-   * keeps its first record); tells a 'request' event once kept. Cleared records tagged with a turn
-   * are taken back by `restoreTurn` of that turn, and kept by its `settle`. Checks every field (a
-   * bad one is a TypeError naming it).
+   * The results cleared from the thread's requests (C4): oldest first by the step that cleared
+   * them, those of one step in the order its change gave them.
    */
-  recordRequest?(change: RequestChange): Promise<RecordedRequest>;
+  cleared(threadId: string): Promise<ClearedResult[]>;
   /**
-   * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and ledger. The eviction
+   * The thread's context ledger, oldest first (by step); with `after`, only the records of later
+   * steps. Each record holds only RequestRecord's fields (no text).
+   */
+  requests(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
+  /**
+   * Records one model request (RequestChange), in one atomic unit: numbers it (the thread's step
+   * counter + 1, kept with the thread, so steps count across turns, instances and tabs), keeps its
+   * ledger record (the thread's newest `requestRetention`, default 10,000) and the results it
+   * cleared (a toolCallId cleared before keeps its first record, C4); tells a 'request' event once
+   * kept. With `turnId`, its clearings are taken back by `restoreTurn` of that turn (C7) until the
+   * turn settles. Checks every field (a bad one is a TypeError naming it) and keeps only the
+   * fields it knows. Returns the step and all of the thread's cleared results after it.
+   */
+  recordRequest(change: RequestChange): Promise<RecordedRequest>;
+  /**
+   * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and
+   * ledger, and starts its step count again (the next request is step 1). The eviction
    * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
    * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
    * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.

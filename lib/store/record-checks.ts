@@ -1,7 +1,14 @@
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isEvictionReason } from './eviction-words.js';
-import type { UnreadableRecord } from './offload-store.js';
-import type { EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
+import type {
+  ClearedResult,
+  RequestParts,
+  RequestRecord,
+  RequestResult,
+  ShownAs,
+  UnreadableRecord,
+} from './offload-store.js';
+import type { ClearedRecord, EntryRecord, StagedRecord, ThreadRecord, UndoRecord } from './store-records.js';
 
 type RecordKind = UnreadableRecord['store'];
 
@@ -21,6 +28,9 @@ const positive = (value: unknown) => count(value) && (value as number) >= 1;
 const time = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 const flag = (value: unknown) => typeof value === 'boolean';
 const counts = (value: unknown) => Array.isArray(value) && value.every(count);
+/** Estimated tokens: an estimator may count in fractions, never below 0. */
+const tokens = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const absentOr = (holds: (value: unknown) => boolean) => (value: unknown) => value === undefined || holds(value);
 
 const infoFields: FieldCheck[] = [
   ['threadId', 'a non-empty string', name],
@@ -70,15 +80,21 @@ const threadFields: FieldCheck[] = [
   ['nextSeq', 'a positive integer', positive],
   ['entries', 'a count', count],
   ['maxTotalBytes', 'a positive integer or absent', (value) => value === undefined || positive(value)],
+  ['requestStep', 'a count or absent', absentOr(count)],
 ];
 
-/** The first field of `record` that fails its check, in words; undefined when all hold. */
-function fieldProblem(record: unknown, fields: readonly FieldCheck[]): string | undefined {
-  if (!isRecord(record)) return `it is ${quoteForMessage(record)}, not a record`;
+/**
+ * The first field of `record` that fails its check, in words; undefined when all hold. `at` names
+ * a nested record in the words (e.g. `record.parts.`); without it a record that is not one is "it".
+ */
+function fieldProblem(record: unknown, fields: readonly FieldCheck[], at = ''): string | undefined {
+  if (!isRecord(record)) return `${at ? at.slice(0, -1) : 'it'} is ${quoteForMessage(record)}, not a record`;
   for (const [field, expected, holds] of fields) {
     const value = record[field];
     if (!holds(value))
-      return value === undefined ? `${field} is missing` : `${field} is ${quoteForMessage(value)}, not ${expected}`;
+      return value === undefined
+        ? `${at}${field} is missing`
+        : `${at}${field} is ${quoteForMessage(value)}, not ${expected}`;
   }
   return undefined;
 }
@@ -164,10 +180,124 @@ export function undoProblem(record: unknown): string | undefined {
           ])
         : kind === 'evicted'
           ? entryProblem((step as { entry?: unknown }).entry)
-          : `kind is ${quoteForMessage(kind)}`;
+          : kind === 'cleared'
+            ? fieldProblem(step, [
+                ['toolCallId', 'a non-empty string', name],
+                ['step', 'a positive integer', positive],
+              ])
+            : `kind is ${quoteForMessage(kind)}`;
     if (stepProblem) return `step ${index}: ${stepProblem}`;
   }
   return undefined;
+}
+
+const shownAsWords: readonly ShownAs[] = ['whole', 'preview', 'pointer', 'cut'];
+
+/** What a model request carried, as `recordRequest` is given it (no thread, step or time). */
+const requestBodyFields: FieldCheck[] = [
+  ['tokens', 'a number of tokens', tokens],
+  ['tokensWithoutOffload', 'a number of tokens', tokens],
+  ['budget', 'a positive integer or absent', absentOr(positive)],
+  ['parts', 'a record', isRecord],
+  ['results', 'an array', Array.isArray],
+];
+const partNames: readonly (keyof RequestParts)[] = ['system', 'messages', 'whole', 'previews', 'pointers', 'cut'];
+const partFields: FieldCheck[] = partNames.map((part) => [part, 'a number of tokens', tokens]);
+const resultFields: FieldCheck[] = [
+  ['toolCallId', 'a non-empty string', name],
+  ['toolName', 'a string', text],
+  ['path', 'a non-empty string or absent', absentOr(name)],
+  ['shownAs', 'one of whole, preview, pointer, cut', (value) => shownAsWords.includes(value as ShownAs)],
+  ['tokens', 'a number of tokens', tokens],
+];
+const stepFields: FieldCheck[] = [
+  ['threadId', 'a non-empty string', name],
+  ['step', 'a positive integer', positive],
+  ['at', 'a time in milliseconds', time],
+];
+
+function requestBodyProblem(record: unknown, at: string): string | undefined {
+  const problem = fieldProblem(record, requestBodyFields, at);
+  if (problem) return problem;
+  const { parts, results } = record as { parts: unknown; results: unknown[] };
+  return (
+    fieldProblem(parts, partFields, `${at}parts.`) ??
+    results.map((result, i) => fieldProblem(result, resultFields, `${at}results[${i}].`)).find(Boolean)
+  );
+}
+
+/** A cleared result as `recordRequest` is given it (no thread, step or time). */
+const clearedBodyFields: FieldCheck[] = [
+  ['toolCallId', 'a non-empty string', name],
+  ['toolName', 'a string', text],
+  ['path', 'a non-empty string or absent', absentOr(name)],
+  ['pointer', 'a non-empty string', name],
+  ['tokens', 'a number of tokens', tokens],
+];
+
+/** A ledger record read back (RequestRecord). */
+export function requestProblem(record: unknown): string | undefined {
+  return fieldProblem(record, stepFields) ?? requestBodyProblem(record, '');
+}
+
+const clearedRecordFields: FieldCheck[] = [...stepFields, ...clearedBodyFields, ['rank', 'a count', count]];
+
+/** A cleared record read back (ClearedRecord). */
+export function clearedProblem(record: unknown): string | undefined {
+  return fieldProblem(record, clearedRecordFields);
+}
+
+/**
+ * What `recordRequest` is given, field by field as reads will check it, each named from `change`
+ * (e.g. `change.record.parts.cut is missing`); undefined when all hold.
+ */
+export function requestChangeProblem(change: unknown): string | undefined {
+  const fields: FieldCheck[] = [
+    ['threadId', 'a non-empty string', name],
+    ['turnId', 'a string or absent', absentOr(text)],
+    ['at', 'a time in milliseconds', time],
+    ['record', 'a record', isRecord],
+    ['cleared', 'an array', Array.isArray],
+  ];
+  const problem = fieldProblem(change, fields, 'change.');
+  if (problem) return problem;
+  const { record, cleared } = change as { record: unknown; cleared: unknown[] };
+  return (
+    requestBodyProblem(record, 'change.record.') ??
+    cleared.map((result, i) => fieldProblem(result, clearedBodyFields, `change.cleared[${i}].`)).find(Boolean)
+  );
+}
+
+/** Only a result's own fields, so nothing else another writer put in (a text) is kept or handed on. */
+function resultOf({ toolCallId, toolName, path, shownAs, tokens }: RequestResult): RequestResult {
+  return { toolCallId, toolName, ...(path === undefined ? {} : { path }), shownAs, tokens };
+}
+
+/** Only a ledger record's own fields (checked), copied: never any text (issue 24). */
+export function requestFields(record: RequestRecord): RequestRecord {
+  const { threadId, step, at, tokens, tokensWithoutOffload, budget, parts, results } = record;
+  const { system, messages, whole, previews, pointers, cut } = parts;
+  return {
+    threadId,
+    step,
+    at,
+    tokens,
+    tokensWithoutOffload,
+    ...(budget === undefined ? {} : { budget }),
+    parts: { system, messages, whole, previews, pointers, cut },
+    results: results.map(resultOf),
+  };
+}
+
+/** Only a cleared result's own fields (checked), without its rank. */
+export function clearedFields(record: ClearedResult): ClearedResult {
+  const { threadId, toolCallId, toolName, path, pointer, tokens, step, at } = record;
+  return { threadId, toolCallId, toolName, ...(path === undefined ? {} : { path }), pointer, tokens, step, at };
+}
+
+/** Cleared records in the order `cleared` promises: by step, then by their place in the change. */
+export function byStepAndRank(a: ClearedRecord, b: ClearedRecord): number {
+  return a.step - b.step || a.rank - b.rank;
 }
 
 /** A chunk of text is a string; anything else (an object, a number) is not text. */

@@ -178,6 +178,12 @@ export async function restoreTurn(
   const run = await ThreadChange.open(tx, threadId, undefined, now);
   const undo = await tx.undo(threadId, turnId);
   for (const step of [...(undo?.steps ?? [])].reverse()) {
+    if (step.kind === 'cleared') {
+      // Cleared by this turn's request (C7): the next request decides anew. Its ledger record stays.
+      const cleared = await tx.clearedOne(threadId, step.toolCallId);
+      if (cleared?.step === step.step) await tx.deleteCleared(threadId, step.toolCallId);
+      continue;
+    }
     const live = await tx.entry(threadId, step.kind === 'stored' ? step.key : step.entry.key);
     if (step.kind === 'stored') {
       if (live?.seq === step.seq) run.evict(live, 'blocked', turnId, true);
@@ -279,10 +285,14 @@ export async function settle(
   );
 }
 
-/** Deletes the turn's undo copies; keeps, when `continuing`, what restoreTurn needs to take back its own entries. */
+/**
+ * Deletes the turn's undo copies; keeps, when `continuing`, what restoreTurn needs to take back its
+ * own entries and its clearings (a clearing outliving the entry it points to would name a path that
+ * a Block took back, C7).
+ */
 async function forgetUndo(tx: StoreTx, undo: UndoRecord, continuing: boolean): Promise<void> {
   for (const step of undo.steps) if (step.kind === 'evicted') await tx.deleteText(step.entry.textId);
-  const stored = continuing ? undo.steps.filter((step) => step.kind === 'stored') : [];
+  const stored = continuing ? undo.steps.filter((step) => step.kind !== 'evicted') : [];
   if (stored.length > 0) await tx.putUndo({ ...undo, steps: stored });
   else await tx.deleteUndo(undo.threadId, undo.turnId);
 }
@@ -314,9 +324,9 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
 }
 
 /**
- * Deletes everything the thread has but its seq counter and bound (seen results and failures too:
- * a cleared thread starts afresh), and leaves in its eviction log one record a key that was live or logged
- * (reason 'cleared'), so a read of it says it was cleared; a key already logged as cleared keeps its
+ * Deletes everything the thread has but its seq counter and bound (seen results, failures, cleared
+ * results and the ledger too: a cleared thread starts afresh, its request steps from 1), and leaves
+ * in its eviction log one record a key that was live or logged (reason 'cleared'), so a read of it says it was cleared; a key already logged as cleared keeps its
  * record. Emits 'evicted' (total 0) for each key it cleared anything of — its entry, its log, its
  * failure or staged text — so views refresh; none when there was nothing to clear.
  */
@@ -348,6 +358,8 @@ export async function clearThread(
   }
   const staged = await deleteStaged(tx, threadId, () => true);
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
+  await tx.deleteClearedOf(threadId);
+  await tx.deleteRequestsThrough(threadId, Number.POSITIVE_INFINITY);
   const failed = [...(await tx.failures(threadId)), ...unsavedFailures].map((failure) => failure.key);
   await tx.deleteFailures(threadId);
   let lastSeq = 0;
@@ -359,6 +371,7 @@ export async function clearThread(
   if (cleared.size > 0) await tx.trimEvictions(threadId);
   const keys = new Set([...cleared.keys(), ...failed, ...staged]);
   // The thread's counter stays, so a seq is never reused even after a clear; so does its bound.
+  // Its request steps count from 1 again (the ledger they numbered is gone).
   const thread = await tx.thread(threadId);
   const bound = thread?.maxTotalBytes;
   if (thread || cleared.size > 0) {

@@ -1,6 +1,8 @@
 import { checkInteger } from '../shared/checks.js';
 import type {
+  ClearedResult,
   EvictionRecord,
+  RequestRecord,
   SeenDetails,
   StagedResult,
   StoredResultInfo,
@@ -36,8 +38,22 @@ export interface LoggedEviction extends EvictionRecord {
   seq: number;
 }
 
-/** One thing a turn did, in order, so `restoreTurn` can undo it backwards. */
-export type UndoStep = { kind: 'stored'; key: string; seq: number } | { kind: 'evicted'; entry: EntryRecord };
+/**
+ * One thing a turn did, in order, so `restoreTurn` can undo it backwards: a result stored, an entry
+ * evicted, a result cleared from the thread's requests at a step (C7).
+ */
+export type UndoStep =
+  | { kind: 'stored'; key: string; seq: number }
+  | { kind: 'evicted'; entry: EntryRecord }
+  | { kind: 'cleared'; toolCallId: string; step: number };
+
+/**
+ * A cleared result as kept: `rank` is its place in the change that cleared it, so those of one
+ * step read back in that order (by [threadId, step, rank]).
+ */
+export interface ClearedRecord extends ClearedResult {
+  rank: number;
+}
 
 export interface UndoRecord {
   threadId: string;
@@ -66,6 +82,8 @@ export interface ThreadRecord {
   entries: number;
   /** The smallest maxTotalBytes of the agents that wrote to the thread: the bound it is held to. */
   maxTotalBytes?: number;
+  /** The thread's last model request step (`recordRequest`); absent before the first (and after a clear). */
+  requestStep?: number;
 }
 
 /**
@@ -154,6 +172,22 @@ export interface StoreTx {
   undoOf(threadId: string): Promise<UndoRecord[]>;
   putUndo(record: UndoRecord): Promise<void>;
   deleteUndo(threadId: string, turnId: string): Promise<void>;
+
+  /** The result's cleared record (C4), if it has one. */
+  clearedOne(threadId: string, toolCallId: string): Promise<ClearedRecord | undefined>;
+  /** The thread's cleared records, by [step, rank]. */
+  clearedOf(threadId: string): Promise<ClearedRecord[]>;
+  putCleared(record: ClearedRecord): Promise<void>;
+  deleteCleared(threadId: string, toolCallId: string): Promise<void>;
+  deleteClearedOf(threadId: string): Promise<void>;
+
+  /** The thread's ledger records of steps after `after` (all without it), oldest first. */
+  requestsOf(threadId: string, after?: number): Promise<RequestRecord[]>;
+  /** The step of the thread's newest ledger record, if it has one; its cost must not grow with the ledger. */
+  lastRequestStep(threadId: string): Promise<number | undefined>;
+  putRequest(record: RequestRecord): Promise<void>;
+  /** Deletes the thread's ledger records of steps up to `maxStep`; its cost grows with what it deletes. */
+  deleteRequestsThrough(threadId: string, maxStep: number): Promise<void>;
 }
 
 /** Eviction and failure records a store keeps per thread, the newest: its `logRetention` option's default. */
@@ -162,6 +196,14 @@ export const defaultLogRetention = 1000;
 /** Checks a store's `logRetention` option: an integer of at least 1. */
 export function checkLogRetention(store: string, logRetention: unknown): number {
   return checkInteger(`${store}: logRetention`, logRetention ?? defaultLogRetention, 1);
+}
+
+/** Ledger records a store keeps per thread, the newest: its `requestRetention` option's default (issue 24). */
+const defaultRequestRetention = 10_000;
+
+/** Checks a store's `requestRetention` option: an integer of at least 1. */
+export function checkRequestRetention(store: string, requestRetention: unknown): number {
+  return checkInteger(`${store}: requestRetention`, requestRetention ?? defaultRequestRetention, 1);
 }
 
 export function toInfo(record: EntryRecord): StoredResultInfo {

@@ -1,9 +1,15 @@
+import { checkThreadId } from '../shared/checks.js';
 import type {
   AppliedChange,
+  ClearedResult,
   EvictionRecord,
   HeldText,
   LinesRead,
   ListOptions,
+  RecordedRequest,
+  RequestChange,
+  RequestRecord,
+  RequestsOptions,
   SeenResult,
   SettleOptions,
   StagedResult,
@@ -14,12 +20,14 @@ import type {
   UnreadableRecord,
   WritableOffloadStore,
 } from './offload-store.js';
+import { clearedFields } from './record-checks.js';
 import type { RecordKind, StoreEngine, StoreNotifications } from './store-engine.js';
 import { failedEvent, failedKeysOf, failureRecord, failuresOf, recordFailure, trimFailures } from './store-failures.js';
 import { StoreListeners } from './store-listeners.js';
 import * as operations from './store-operations.js';
 import * as reads from './store-reads.js';
 import type { Outcome, StoreTx } from './store-records.js';
+import * as ledger from './store-requests.js';
 import { rebuiltThread } from './thread-record.js';
 
 /** What each operation reads or writes. A read may fall back to a staged text whose commit failed (S3), known from the failures. */
@@ -27,7 +35,11 @@ const READ: RecordKind[] = ['entries', 'chunks', 'evictions', 'staged', 'failure
 const CHANGE: RecordKind[] = ['threads', 'entries', 'staged', 'chunks', 'evictions', 'undo', 'seen'];
 const TOTAL: RecordKind[] = ['threads', 'entries', 'evictions'];
 const FAILURE: RecordKind[] = [...TOTAL, 'failures'];
-const EVERY: RecordKind[] = [...CHANGE, 'failures'];
+/** A Block takes back the turn's clearings too (C7). */
+const RESTORE: RecordKind[] = [...CHANGE, 'cleared'];
+/** A request's record: the thread (its step count; rebuilt from its entries and log when lost), the ledger, the clearings and their undo. */
+const REQUEST: RecordKind[] = [...TOTAL, 'undo', 'cleared', 'requests'];
+const EVERY: RecordKind[] = [...CHANGE, 'failures', 'cleared', 'requests'];
 
 /** A store's settings the shell applies, checked by the store that names them. */
 interface ShellSettings {
@@ -35,6 +47,8 @@ interface ShellSettings {
   chunkChars: number;
   /** Eviction and failure records kept per thread, the newest. */
   logRetention: number;
+  /** Ledger records kept per thread, the newest. */
+  requestRetention: number;
 }
 
 /**
@@ -191,7 +205,9 @@ export class OffloadStoreShell implements WritableOffloadStore {
 
   async restoreTurn(threadId: string, turnId: string, maxTotalBytes: number): Promise<void> {
     const now = Date.now();
-    const outcome = await this.#write(CHANGE, (tx) => operations.restoreTurn(tx, threadId, turnId, maxTotalBytes, now));
+    const outcome = await this.#write(RESTORE, (tx) =>
+      operations.restoreTurn(tx, threadId, turnId, maxTotalBytes, now),
+    );
     this.#announce(outcome.events);
   }
 
@@ -200,6 +216,30 @@ export class OffloadStoreShell implements WritableOffloadStore {
     await this.#write(['undo', 'chunks', 'staged', 'failures'], (tx) =>
       operations.settle(tx, threadId, turnIds, checked, this.#failedKeys(tx, threadId)),
     );
+  }
+
+  /** The thread's cleared results (C4), by the step that cleared them. */
+  async cleared(threadId: string): Promise<ClearedResult[]> {
+    checkThreadId(threadId); // a key part: IndexedDB refuses anything else
+    const records = await this.#read(['cleared'], (tx) => tx.clearedOf(threadId));
+    return records.map(clearedFields);
+  }
+
+  /** The thread's context ledger, oldest first; with `after`, only later steps (read through the key, not the whole ledger). */
+  async requests(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]> {
+    checkThreadId(threadId);
+    const after = ledger.checkRequestsOptions(options);
+    return this.#read(['requests'], (tx) => tx.requestsOf(threadId, after));
+  }
+
+  /** Records one model request in one atomic unit; its 'request' event is told once it is kept. */
+  async recordRequest(change: RequestChange): Promise<RecordedRequest> {
+    ledger.checkRequestChange(change);
+    const now = Date.now();
+    const retention = this.#settings.requestRetention;
+    const outcome = await this.#write(REQUEST, (tx) => ledger.recordRequest(tx, change, retention, now));
+    this.#announce(outcome.events);
+    return outcome.value;
   }
 
   async clearThread(threadId: string): Promise<void> {

@@ -2,12 +2,15 @@ import type { AppliedChange, EvictionReason, EvictionRecord, StoreEvent } from '
 import type { EntryRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
+/** A change to a thread's entries, told with the thread's total after it (not a ledger record's 'request'). */
+type EntryEvent = Extract<StoreEvent, { totalBytes: number }>;
+
 /**
  * The running state of one operation on one thread. Writes are issued without waiting for each
  * (a store runs them in order, and later reads see them); `finish` waits for them all.
  */
 export class ThreadChange {
-  readonly events: StoreEvent[] = [];
+  readonly events: EntryEvent[] = [];
   readonly evicted: EvictionRecord[] = [];
   readonly stored: string[] = [];
   readonly #writes: Promise<unknown>[] = [];

@@ -2,10 +2,12 @@ import { isRecord } from '../shared/checks.js';
 import { type OffloadStoreName, type OffloadTransaction, textRange, threadRange } from './indexeddb-schema.js';
 import type { UnreadableRecord } from './offload-store.js';
 import {
+  clearedProblem,
   entryProblem,
   evictionProblem,
   failureProblem,
   keyText,
+  requestProblem,
   seenProblem,
   stagedProblem,
   threadOf,
@@ -27,6 +29,8 @@ const kinds: Array<{
   { name: 'evictions', problem: evictionProblem, keyOf: (record) => record.id },
   { name: 'failures', problem: failureProblem, keyOf: (record) => record.id },
   { name: 'seen', problem: seenProblem, keyOf: (record) => [record.threadId, record.key] },
+  { name: 'cleared', problem: clearedProblem, keyOf: (record) => [record.threadId, record.toolCallId] },
+  { name: 'requests', problem: requestProblem, keyOf: (record) => [record.threadId, record.step] },
 ];
 
 /** The records of one kind, of one thread (or all), as stored. */

@@ -6,6 +6,8 @@ import type {
   AppliedChange,
   EvictionReason,
   HeldText,
+  RequestChange,
+  RequestResult,
   StagedResult,
   StoreEvent,
   WritableOffloadStore,
@@ -34,6 +36,11 @@ export interface StoreContractOptions<Store extends WritableOffloadStore = Writa
    * twice as many evictions (a store in IndexedDB passes a smaller one to run faster).
    */
   logRetention?: number;
+  /**
+   * The context ledger records the store keeps per thread (`requestRetention` of the built-in
+   * stores); default 10,000, checked with a few more requests than that.
+   */
+  requestRetention?: number;
   /**
    * Also require the built-in stores' errors word for word: a failed read is a StoreReadError
    * carrying why as data, bad input is refused in their words. For the package's stores and a
@@ -68,14 +75,49 @@ async function put(store: WritableOffloadStore, threadId: string, key: string, t
   return store.apply({ type: 'commit', threadId, key, turnId, maxTotalBytes: max });
 }
 
+/** What one model request carried, as a way in measures it: `tokens` in the system part, and its results. */
+function carried(tokens: number, results: RequestResult[] = []): RequestChange['record'] {
+  const parts = { system: tokens, messages: 0, whole: 0, previews: 0, pointers: 0, cut: 0 };
+  return { tokens, tokensWithoutOffload: tokens * 2, parts, results };
+}
+
+/** A result cleared by a request, its pointer naming its path (or `pointer`, a different wording). */
+function clearing(toolCallId: string, pointer?: string): RequestChange['cleared'][number] {
+  const path = `/large_tool_results/${toolCallId}`;
+  return { toolCallId, toolName: 'fetch', path, pointer: pointer ?? `[Cleared from context] ${path}`, tokens: 100 };
+}
+
+/** One model request of a thread: its record and what it cleared, at `at` (default now), in a turn when given. */
+function requestOf(
+  threadId: string,
+  { turnId, at, tokens = 10, cleared = [] }: { turnId?: string; at?: number; tokens?: number; cleared?: string[] } = {},
+): RequestChange {
+  return {
+    threadId,
+    ...(turnId === undefined ? {} : { turnId }),
+    at: at ?? Date.now(),
+    record: carried(tokens),
+    cleared: cleared.map((id) => clearing(id)),
+  };
+}
+
+/** A change to a thread's entries or failures (every event but a ledger record's 'request'). */
+type EntryEvent = Exclude<StoreEvent, { type: 'request' }>;
+
+/** The event, which must be a change to entries or failures (the tests that expect one make no request). */
+function entryEvent(event: StoreEvent): EntryEvent {
+  if (event.type === 'request') throw new Error(`expected a change to entries, got ${JSON.stringify(event)}`);
+  return event;
+}
+
 /**
  * An event without its optional `bound` (a custom store need not tell it), so events compare as
  * the contract requires them; a bound told must be a positive integer (its value is checked apart).
  */
-function withoutBound(event: StoreEvent): StoreEvent {
-  const { bound, ...rest } = event;
+function withoutBound(event: StoreEvent): EntryEvent {
+  const { bound, ...rest } = entryEvent(event);
   if (bound !== undefined) expect(Number.isSafeInteger(bound) && bound > 0).toBe(true);
-  return rest as StoreEvent;
+  return rest as EntryEvent;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -88,10 +130,10 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 /**
- * The behaviour every WritableOffloadStore must have (S1–S3, O3, O8, A1, A2; docs/stores.md), as
- * vitest tests: call it at the top level of a test file. `makeStore` opens a fresh, empty store for
- * each test; `options.dispose` frees it after. The package's own stores run this same suite, in
- * Node (memory) and in Chromium, Firefox and WebKit (memory and IndexedDB).
+ * The behaviour every WritableOffloadStore must have (S1–S3, O3, O8, A1, A2, C4, C7;
+ * docs/stores.md), as vitest tests: call it at the top level of a test file. `makeStore` opens a
+ * fresh, empty store for each test; `options.dispose` frees it after. The package's own stores run
+ * this same suite, in Node (memory) and in Chromium, Firefox and WebKit (memory and IndexedDB).
  */
 export function storeContract<Store extends WritableOffloadStore>(
   makeStore: () => Store | Promise<Store>,
@@ -103,10 +145,12 @@ export function storeContract<Store extends WritableOffloadStore>(
     'failCommits',
     'failFailureWrites',
     'logRetention',
+    'requestRetention',
     'exactMessages',
   ]);
   const { failCommits, failFailureWrites, exactMessages: exact = false } = options;
   const retention = options.logRetention ?? 1000;
+  const requestRetention = options.requestRetention ?? 10_000;
   const dispose = options.dispose ?? ((store: Store) => store.close?.());
 
   /**
@@ -415,7 +459,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k3', 'c'.repeat(40), 't2');
         await put(store, 'a', 'k4', 'd'.repeat(45), 't2');
         expect((await store.evictions('a')).length).toBeGreaterThan(0);
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 't2', 100);
         expect(await store.list('a')).toEqual(before);
@@ -545,7 +589,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(tA.evicted.map((e) => e.key)).toEqual(['X']);
         await put(store, 'a', 'Z', 'z'.repeat(50), 'tB');
         expect(await store.totalBytes('a')).toBe(100);
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.restoreTurn('a', 'tA', 100);
         // Y goes, X comes back (140 bytes), then the oldest, X again, goes for the bound.
@@ -578,7 +622,7 @@ export function storeContract<Store extends WritableOffloadStore>(
           await put(store, 'a', 'k2', 'y'.repeat(20));
           await put(store, 'a', 'k3', 'z'.repeat(20));
           await store.stage(result('a', 'new', 'n'.repeat(30), 't2'));
-          const events: StoreEvent[] = [];
+          const events: EntryEvent[] = [];
           store.subscribe((event) => events.push(withoutBound(event)));
           const stop = failCommits!(2);
           let applied: AppliedChange;
@@ -704,7 +748,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k2', 'y'.repeat(60));
         await put(store, 'b', 'k1', 'other');
         await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         await store.clearThread('a');
         // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
@@ -752,7 +796,7 @@ export function storeContract<Store extends WritableOffloadStore>(
 
     it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
       withStore(async (store) => {
-        const events: StoreEvent[] = [];
+        const events: EntryEvent[] = [];
         store.subscribe((event) => events.push(withoutBound(event)));
         const evicted = (threadId: string, ...keys: string[]) =>
           keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
@@ -921,8 +965,8 @@ export function storeContract<Store extends WritableOffloadStore>(
     it('reports the bound a thread is held to, where it has bound(): the smallest of its writers, also in its events', () =>
       withStore(async (store) => {
         if (typeof store.bound !== 'function') return; // optional: the inspector falls back to its option
-        const events: StoreEvent[] = [];
-        store.subscribe((event) => events.push(event));
+        const events: EntryEvent[] = [];
+        store.subscribe((event) => events.push(entryEvent(event)));
         /** The thread's bound, and each event told since that tells one tells this one. */
         const bound = async (threadId: string) => {
           const read = await store.bound!(threadId);
@@ -956,7 +1000,7 @@ export function storeContract<Store extends WritableOffloadStore>(
     /** Thread 'a' holding 3 bytes, the store's events from now on, and a failure of thread 'a' to report. */
     async function watchingFailures(store: WritableOffloadStore) {
       await put(store, 'a', 'k1', 'abc');
-      const events: StoreEvent[] = [];
+      const events: EntryEvent[] = [];
       store.subscribe((event) => events.push(withoutBound(event)));
       const failure = { threadId: 'a', key: 'k2', path: '/large_tool_results/k2', toolName: 'fetch', bytes: 9 };
       return { events, failure };
@@ -1031,6 +1075,262 @@ export function storeContract<Store extends WritableOffloadStore>(
           store.apply({ type: 'commit', threadId: 'a', key: 'k', turnId: 't', maxTotalBytes: 0 }),
         ).rejects.toThrow(RangeError);
         expect(await store.list('a')).toEqual([]);
+      }));
+
+    /** The toolCallIds of the thread's cleared results with the step that cleared each, in the order `cleared` gives them. */
+    async function clearedIds(store: WritableOffloadStore, threadId: string): Promise<string[]> {
+      return (await store.cleared(threadId)).map((cleared) => `${cleared.toolCallId}@${cleared.step}`);
+    }
+
+    it("recordRequest numbers a thread's requests from 1 across turns; requests reads them back oldest first, no other field", () =>
+      withStore(async (store) => {
+        const shown: RequestResult[] = [
+          { toolCallId: 'c1', toolName: 'fetch', path: '/large_tool_results/c1', shownAs: 'preview', tokens: 5 },
+          { toolCallId: 'c2', toolName: 'read_file', shownAs: 'whole', tokens: 2.5 },
+        ];
+        const first = {
+          ...requestOf('a', { turnId: 't1', at: 1000 }),
+          record: { ...carried(10, shown), budget: 8000 },
+        };
+        expect(await store.recordRequest(first)).toEqual({ step: 1, cleared: [] });
+        expect((await store.recordRequest(requestOf('a', { turnId: 't1', at: 2000, tokens: 20 }))).step).toBe(2);
+        expect((await store.recordRequest(requestOf('b', { at: 2500 }))).step).toBe(1);
+        // Another turn, or none, goes on counting: steps are the thread's, not a turn's.
+        expect((await store.recordRequest(requestOf('a', { turnId: 't2', at: 3000, tokens: 30 }))).step).toBe(3);
+        // Whatever else a caller puts in a record (a text) is not kept: the ledger holds no text.
+        const extra = requestOf('a', { at: 4000, tokens: 40 });
+        const withTextResult: RequestResult & { text: string } = { ...shown[1]!, text: 'secret' };
+        const results: RequestResult[] = [withTextResult];
+        const withText = { ...extra, record: { ...extra.record, text: 'secret', results } } as RequestChange;
+        expect((await store.recordRequest(withText)).step).toBe(4);
+        const ledger = await store.requests('a');
+        const all = [
+          { threadId: 'a', step: 1, at: 1000, ...carried(10, shown), budget: 8000 },
+          { threadId: 'a', step: 2, at: 2000, ...carried(20) },
+          { threadId: 'a', step: 3, at: 3000, ...carried(30) },
+          { threadId: 'a', step: 4, at: 4000, ...carried(40, [shown[1]!]) },
+        ];
+        // (A store keeping fewer than 4 keeps the newest.)
+        expect(ledger).toEqual(all.slice(-requestRetention));
+        if (requestRetention >= 4) {
+          expect(ledger[1]).not.toHaveProperty('budget');
+          expect(ledger[0]!.results[1]).not.toHaveProperty('path');
+        }
+        expect(JSON.stringify(ledger)).not.toContain('secret');
+        expect(await store.requests('b')).toEqual([{ threadId: 'b', step: 1, at: 2500, ...carried(10) }]);
+        expect(await store.requests('never')).toEqual([]);
+        // With `after`, the later steps (a custom store may answer with all: callers filter).
+        const later = await store.requests('a', { after: 2 });
+        expect(later.filter((record) => record.step > 2)).toEqual(all.slice(2).slice(-requestRetention));
+        if (exact) expect(later).toEqual(all.slice(2).slice(-requestRetention));
+        expect((await store.requests('a', { after: 4 })).filter((record) => record.step > 4)).toEqual([]);
+      }));
+
+    it(
+      'keeps the newest requestRetention ledger records of a thread; its steps go on counting',
+      { timeout: 60_000 },
+      () =>
+        withStore(async (store) => {
+          for (let i = 0; i < requestRetention + 3; i++) await store.recordRequest(requestOf('a', { tokens: i }));
+          await store.recordRequest(requestOf('b'));
+          const ledger = await store.requests('a');
+          expect(ledger).toHaveLength(requestRetention);
+          expect(ledger[0]).toMatchObject({ step: 4, tokens: 3 });
+          expect(ledger.at(-1)).toMatchObject({ step: requestRetention + 3, tokens: requestRetention + 2 });
+          expect(ledger.map((record) => record.step)).toEqual(
+            Array.from({ length: requestRetention }, (_, i) => i + 4),
+          );
+          expect((await store.recordRequest(requestOf('a'))).step).toBe(requestRetention + 4);
+          expect(await store.requests('a')).toHaveLength(requestRetention);
+          expect(await store.requests('b')).toHaveLength(1);
+        }),
+    );
+
+    it('keeps the first cleared record of a result (C4): a later clearing of it, or a second in one change, changes nothing', () =>
+      withStore(async (store) => {
+        const at = 5000;
+        const one = await store.recordRequest(requestOf('a', { at, cleared: ['z', 'y'] }));
+        const expected = (toolCallId: string, step: number, when = at) => ({
+          threadId: 'a',
+          step,
+          at: when,
+          ...clearing(toolCallId),
+        });
+        // Those of one step in the order the change gave them.
+        expect(one).toEqual({ step: 1, cleared: [expected('z', 1), expected('y', 1)] });
+        const again = {
+          ...requestOf('a', { at: 6000 }),
+          cleared: [clearing('y', 'another pointer'), clearing('x'), clearing('x', 'a second pointer'), clearing('w')],
+        };
+        const two = await store.recordRequest(again);
+        const all = [expected('z', 1), expected('y', 1), expected('x', 2, 6000), expected('w', 2, 6000)];
+        expect(two).toEqual({ step: 2, cleared: all });
+        expect(await store.cleared('a')).toEqual(all);
+        // A file tool's page has no path: its pointer names the call to repeat (O11).
+        const page = { ...clearing('page'), path: undefined, pointer: 'call read_file again' };
+        const three = await store.recordRequest({ ...requestOf('a'), cleared: [page] });
+        expect(three.cleared.at(-1)).not.toHaveProperty('path');
+        expect(three.cleared.at(-1)).toMatchObject({ toolCallId: 'page', pointer: 'call read_file again', step: 3 });
+        expect(await store.cleared('b')).toEqual([]);
+      }));
+
+    it('restoreTurn takes back the clearings of its turn (C7) and what it stored for them; settle keeps them', () =>
+      withStore(async (store) => {
+        await store.recordRequest(requestOf('a', { turnId: 't1', cleared: ['c1'] }));
+        await store.recordRequest(requestOf('a', { turnId: 't2', cleared: ['c2', 'c1'] }));
+        await store.recordRequest(requestOf('a', { cleared: ['c3'] }));
+        // The turn stored a small result to clear it (C3): an ordinary commit of the turn.
+        await put(store, 'a', 'c4', 'small result', 't2');
+        await store.recordRequest(requestOf('a', { turnId: 't2', cleared: ['c4'] }));
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c2@2', 'c3@3', 'c4@4']);
+        await store.restoreTurn('a', 't2', 100);
+        // No pointer names a path the Block took back; the requests it sent stay in the ledger.
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3']);
+        await evictedRead(store.read('a', 'c4'), 'blocked');
+        expect((await store.requests('a')).map((record) => record.step)).toEqual([1, 2, 3, 4].slice(-requestRetention));
+        await store.restoreTurn('a', 't2', 100);
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3']);
+        // Cleared again later, a result has a new first record.
+        await store.recordRequest(requestOf('a', { turnId: 't3', cleared: ['c2'] }));
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3', 'c2@5']);
+        // Settled, a turn's clearings stay; settled as continuing, a Block still takes them back.
+        await store.settle('a', ['t1', 't3']);
+        await store.restoreTurn('a', 't1', 100);
+        await store.restoreTurn('a', 't3', 100);
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3', 'c2@5']);
+        await store.recordRequest(requestOf('a', { turnId: 't4', cleared: ['c6'] }));
+        await store.settle('a', ['t4'], { continuing: true });
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3', 'c2@5', 'c6@6']);
+        await store.restoreTurn('a', 't4', 100);
+        expect(await clearedIds(store, 'a')).toEqual(['c1@1', 'c3@3', 'c2@5']);
+        // Another thread's turn of the same id is its own.
+        await store.recordRequest(requestOf('b', { turnId: 't4', cleared: ['c1'] }));
+        await store.restoreTurn('a', 't4', 100);
+        expect(await clearedIds(store, 'b')).toEqual(['c1@1']);
+      }));
+
+    it('clearThread deletes the ledger and the cleared results, and counts steps from 1 again; other threads keep theirs', () =>
+      withStore(async (store) => {
+        await store.recordRequest(requestOf('a', { turnId: 't1', cleared: ['c1'] }));
+        await store.recordRequest(requestOf('a', { cleared: ['c2'] }));
+        await store.recordRequest(requestOf('b', { cleared: ['c1'] }));
+        await store.clearThread('a');
+        expect(await store.requests('a')).toEqual([]);
+        expect(await store.cleared('a')).toEqual([]);
+        // Its turns' undo data went too: a Block after the clear brings nothing back.
+        await store.restoreTurn('a', 't1', 100);
+        expect(await store.cleared('a')).toEqual([]);
+        const fresh = await store.recordRequest(requestOf('a', { cleared: ['c2'] }));
+        expect(fresh).toMatchObject({ step: 1, cleared: [{ toolCallId: 'c2', step: 1 }] });
+        expect(await store.requests('b')).toHaveLength(1);
+        expect(await clearedIds(store, 'b')).toEqual(['c1@1']);
+        // A thread with entries and a ledger: both go; its entries' seq counter still never goes back.
+        await put(store, 'a', 'k1', 'one');
+        const [entry] = await store.list('a');
+        await store.clearThread('a');
+        await put(store, 'a', 'k2', 'two');
+        expect((await store.list('a'))[0]!.seq).toBeGreaterThan(entry!.seq);
+        expect((await store.recordRequest(requestOf('a'))).step).toBe(1);
+      }));
+
+    it("tells a 'request' event once the record is kept, with its step and tokens; a refused change tells none", () =>
+      withStore(async (store) => {
+        const events: StoreEvent[] = [];
+        let readAtEvent: Promise<number[]> | undefined;
+        store.subscribe((event) => {
+          events.push(event);
+          readAtEvent ??= store.requests('a').then((records) => records.map((record) => record.step));
+        });
+        await store.recordRequest(requestOf('a', { tokens: 12, cleared: ['c1'] }));
+        await store.recordRequest(requestOf('a', { tokens: 7.5 }));
+        await store.recordRequest(requestOf('b', { tokens: 3 }));
+        await rejection(store.recordRequest({ ...requestOf('a'), at: Number.NaN }));
+        expect(events).toEqual([
+          { type: 'request', threadId: 'a', step: 1, tokens: 12 },
+          { type: 'request', threadId: 'a', step: 2, tokens: 7.5 },
+          { type: 'request', threadId: 'b', step: 1, tokens: 3 },
+        ]);
+        expect(await readAtEvent).toEqual([1]);
+      }));
+
+    it('recordRequest refuses a change with a bad field, naming it, and keeps nothing of it', () =>
+      withStore(async (store) => {
+        const good = {
+          ...requestOf('a', { cleared: ['c1'] }),
+          record: carried(10, [{ ...clearing('c1'), shownAs: 'pointer' } as never]),
+        };
+        const { record } = good;
+        const result = record.results[0]!;
+        const bad: Array<[change: unknown, field: string, words: string]> = [
+          [undefined, 'change', 'change is undefined, not a record'],
+          [{ ...good, threadId: '' }, 'threadId', 'change.threadId is "", not a non-empty string'],
+          [{ ...good, turnId: 7 }, 'turnId', 'change.turnId is 7, not a string or absent'],
+          [{ ...good, at: Number.NaN }, 'at', 'change.at is NaN, not a time in milliseconds'],
+          [{ ...good, record: undefined }, 'record', 'change.record is missing'],
+          [
+            { ...good, record: { ...record, tokens: -1 } },
+            'tokens',
+            'change.record.tokens is -1, not a number of tokens',
+          ],
+          [
+            { ...good, record: { ...record, tokensWithoutOffload: '5' } },
+            'tokensWithoutOffload',
+            'change.record.tokensWithoutOffload is "5"',
+          ],
+          [
+            { ...good, record: { ...record, budget: 0 } },
+            'budget',
+            'change.record.budget is 0, not a positive integer or absent',
+          ],
+          [
+            { ...good, record: { ...record, parts: { ...record.parts, cut: undefined } } },
+            'parts.cut',
+            'change.record.parts.cut is missing',
+          ],
+          [{ ...good, record: { ...record, results: {} } }, 'results', 'change.record.results is {}, not an array'],
+          [
+            { ...good, record: { ...record, results: [{ ...result, shownAs: 'hidden' }] } },
+            'results[0].shownAs',
+            'change.record.results[0].shownAs is "hidden", not one of whole, preview, pointer, cut',
+          ],
+          [
+            { ...good, record: { ...record, results: [{ ...result, toolCallId: '' }] } },
+            'results[0].toolCallId',
+            'change.record.results[0].toolCallId is ""',
+          ],
+          [
+            { ...good, record: { ...record, results: [{ ...result, path: 5 }] } },
+            'results[0].path',
+            'change.record.results[0].path is 5',
+          ],
+          [{ ...good, cleared: 'c1' }, 'cleared', 'change.cleared is "c1", not an array'],
+          [
+            { ...good, cleared: [{ ...clearing('c1'), pointer: undefined }] },
+            'cleared[0].pointer',
+            'change.cleared[0].pointer is missing',
+          ],
+          [
+            { ...good, cleared: [clearing('c0'), { ...clearing('c1'), tokens: Number.NaN }] },
+            'cleared[1].tokens',
+            'change.cleared[1].tokens is NaN',
+          ],
+        ];
+        for (const [change, field, words] of bad) {
+          const error = await rejection(store.recordRequest(change as RequestChange));
+          expect(error).toBeInstanceOf(TypeError);
+          badInput(error, field, `recordRequest: ${words}`);
+        }
+        expect(await store.requests('a')).toEqual([]);
+        expect(await store.cleared('a')).toEqual([]);
+        expect(await store.recordRequest(good)).toMatchObject({ step: 1, cleared: [{ toolCallId: 'c1' }] });
+        if (!exact) return;
+        badInput(
+          await rejection(store.requests('a', { after: -1 })),
+          'after',
+          /requests: options.after must be an integer of at least 0, got -1/,
+        );
+        badInput(await rejection(store.requests('a', { from: 1 } as never)), 'from', /requests: unknown option "from"/);
+        badInput(await rejection(store.cleared(undefined as never)), 'threadId', /threadId must be a non-empty string/);
       }));
 
     it('keeps the bound and exact totals under a parallel batch', () =>

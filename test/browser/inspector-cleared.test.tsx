@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startContentRelay } from '../../extension/content-relay.js';
 import { PanelPage } from '../../extension/panel-page.js';
 import { startRouter } from '../../extension/router.js';
-import { MAX_NOTICE_CHANGES, mergeNotices, PROTOCOL, parseNotice } from '../../inspector/channel-protocol.js';
+import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { fakeChrome } from './extension-fake-chrome.js';
@@ -50,9 +50,9 @@ const since = (step: number) => `cleared from the context since step ${step}`;
 describe('cleared results and the context budget (issue 23)', () => {
   it('marks the entries a cleared record names, shows the latest budget, and follows the request events', async () => {
     const store = await ledgerStore();
-    store.request('chat-1', { budget: 8000 });
-    store.request('chat-1', { budget: 8000 });
-    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    await store.request('chat-1', { budget: 8000 });
+    await store.request('chat-1', { budget: 8000 });
+    await store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
     const requests = vi.spyOn(store, 'requests');
     const view = mount({ store }, { bound: 1 << 20 });
     await until(() =>
@@ -70,7 +70,7 @@ describe('cleared results and the context budget (issue 23)', () => {
     const lists = ['list', 'evictions', 'failures', 'totalBytes', 'bound'].map((name) =>
       vi.spyOn(store, name as 'list'),
     );
-    store.request('chat-1', { cleared: ['bravo'] });
+    await store.request('chat-1', { cleared: ['bravo'] });
     await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(4)));
     for (const read of lists) expect(read).not.toHaveBeenCalled();
     await until(() => expect(gaugeText(view, 'chat-1')).not.toContain('budget'));
@@ -97,9 +97,9 @@ describe('cleared results and the context budget (issue 23)', () => {
     expect(view.one('.gauges').textContent).not.toContain('budget');
   });
 
-  it('through the channel: asks only for the records after the last step read, and checks every answer', async () => {
+  it('through the channel: asks for the newest record after the last step read, never the whole ledger', async () => {
     const store = await ledgerStore();
-    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    await store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
     const channel = `inspector-cleared-${Date.now()}`;
     const wire: Array<Record<string, unknown>> = [];
     const listen = new BroadcastChannel(channel);
@@ -109,14 +109,18 @@ describe('cleared results and the context budget (issue 23)', () => {
     await until(() => expect(marks(view)['/large_tool_results/alpha']).toBe(since(1)));
     await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
 
-    store.request('chat-1', { budget: 6000, cleared: ['bravo'] });
+    await store.request('chat-1', { budget: 6000, cleared: ['bravo'] });
     await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 6,000 tokens'));
     await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(2)));
-    const asked = wire.filter((message) => message.kind === 'request' && message.op === 'requests');
-    expect(asked.at(-1)).toMatchObject({ threadId: 'chat-1', afterStep: 1 });
-    // The notice told the request apart from the entry changes (an older panel checks their types).
-    const notices = wire.filter((message) => message.kind === 'changed' && message.requests);
-    expect(notices.at(-1)).toMatchObject({ requests: [{ threadId: 'chat-1', step: 2 }] });
+    const asked = wire.filter((message) => message.kind === 'request' && message.op === 'latestRequest');
+    expect(asked.map(({ threadId, after }) => ({ threadId, after }))).toEqual(
+      expect.arrayContaining([
+        { threadId: 'chat-1', after: undefined },
+        { threadId: 'chat-1', after: 1 },
+      ]),
+    );
+    // One record crossed for each, never the ledger (the Context tab, not opened, asks for that).
+    expect(wire.filter((message) => message.op === 'requests')).toEqual([]);
   });
 
   it('through the channel: a damaged or forged record marks nothing and gives no budget; the others still count', async () => {
@@ -136,10 +140,9 @@ describe('cleared results and the context budget (issue 23)', () => {
               { ...clearedRecord('chat-1', 'bravo', 1), threadId: 7 },
             ]
           : 'nonsense',
-      requests: (threadId) =>
-        threadId === 'chat-1'
-          ? [record('chat-1', 1, 8000), { ...record('chat-1', 2), budget: -5 }, { ...record('chat-1', 3), step: 1.5 }]
-          : { not: 'a list' },
+      // chat-1's newest record has a budget that is no count; chat-2's is well-formed.
+      latestRequest: (threadId) =>
+        threadId === 'chat-1' ? { ...record('chat-1', 2), budget: -5 } : record('chat-2', 1, 6000),
     };
     side.onmessage = async (event) => {
       const { id, op, threadId } = event.data as { id: string; op: string; threadId: string };
@@ -149,7 +152,7 @@ describe('cleared results and the context budget (issue 23)', () => {
         failures: () => store.failures(),
         totalBytes: () => store.totalBytes(threadId),
         cleared: async () => hostile.cleared!(threadId),
-        requests: async () => hostile.requests!(threadId),
+        latestRequest: async () => hostile.latestRequest!(threadId),
       };
       const answer = answers[op];
       if (!answer) return;
@@ -159,17 +162,16 @@ describe('cleared results and the context budget (issue 23)', () => {
     const view = mount({ channel }, { bound: 1 << 20 });
     await until(() => expect(marks(view)['/large_tool_results/bravo']).toBe(since(2)));
     expect(marks(view)['/large_tool_results/alpha']).toBe('');
-    // The newest well-formed record's budget: step 2's is no count, step 3's step no step.
-    await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
-    await until(() => expect(answered).toEqual(expect.arrayContaining(['cleared chat-2', 'requests chat-2'])));
+    await until(() => expect(gaugeText(view, 'chat-2')).toContain('budget 6,000 tokens'));
+    await until(() => expect(answered).toEqual(expect.arrayContaining(['cleared chat-2', 'latestRequest chat-1'])));
     expect(marks(view)['/large_tool_results/charlie']).toBe('');
-    expect(gaugeText(view, 'chat-2')).not.toContain('budget');
+    expect(gaugeText(view, 'chat-1')).not.toContain('budget');
     expect(view.all('[role="alert"]')).toHaveLength(0);
   });
 
   it('in the DevTools panel: the marks and the budget come through the extension, and follow the requests', async () => {
     const store = await ledgerStore();
-    store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    await store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
     const fake = fakeChrome();
     const channel = `inspector-cleared-devtools-${crypto.randomUUID()}`;
     stops.push(startRouter(fake.worker), exposeToInspector(store, { channel }));
@@ -189,57 +191,8 @@ describe('cleared results and the context budget (issue 23)', () => {
     };
     await until(() => expect(marks(panel)['/large_tool_results/alpha']).toBe(since(1)));
     await until(() => expect(gaugeText(panel, 'chat-1')).toContain('budget 8,000 tokens'));
-    store.request('chat-1', { budget: 4000, cleared: ['bravo'] });
+    await store.request('chat-1', { budget: 4000, cleared: ['bravo'] });
     await until(() => expect(marks(panel)['/large_tool_results/bravo']).toBe(since(2)));
     await until(() => expect(gaugeText(panel, 'chat-1')).toContain('budget 4,000 tokens'));
-  });
-
-  it("a notice's requests: checked as hostile, kept apart from the changes, merged by a relay while they fit", () => {
-    const stored = { type: 'stored', threadId: 'chat-1', key: 'k1', totalBytes: 10 };
-    const notice = (requests: unknown, changes: unknown[] = [stored]) => ({
-      protocol: PROTOCOL,
-      kind: 'changed',
-      events: 3,
-      changes,
-      requests,
-    });
-    const good = parseNotice(notice([{ threadId: 'chat-1', step: 4 }]))!;
-    expect(good.changes).toEqual([stored]);
-    expect(good.requests).toEqual([{ threadId: 'chat-1', step: 4 }]);
-    // Requests that cannot be read (a step that is none, a thread that is not text, too many): the
-    // notice says nothing of what changed, and the panel reads everything.
-    for (const bad of [
-      [{ threadId: 'chat-1', step: -1 }],
-      [{ threadId: 'chat-1', step: 1.5 }],
-      [{ threadId: 7, step: 1 }],
-      'chat-1',
-      Array.from({ length: MAX_NOTICE_CHANGES }, (_, i) => ({ threadId: 'chat-1', step: i + 1 })),
-    ]) {
-      const parsed = parseNotice(notice(bad))!;
-      expect(parsed.events).toBe(3);
-      expect(parsed.changes).toBeUndefined();
-      expect(parsed.requests).toBeUndefined();
-    }
-    // A request among the changes is a type the protocol does not know: the notice is dropped.
-    expect(parseNotice(notice(undefined, [{ type: 'request', threadId: 'chat-1', key: '' }]))).toBeUndefined();
-
-    const second = parseNotice(notice([{ threadId: 'chat-2', step: 1 }]))!;
-    expect(mergeNotices(good, second)).toMatchObject({
-      events: 6,
-      changes: [stored, stored],
-      requests: [
-        { threadId: 'chat-1', step: 4 },
-        { threadId: 'chat-2', step: 1 },
-      ],
-    });
-    const many = parseNotice(
-      notice(
-        [],
-        Array.from({ length: MAX_NOTICE_CHANGES - 1 }, () => stored),
-      ),
-    )!;
-    const merged = mergeNotices(many, second);
-    expect(merged.changes).toBeUndefined();
-    expect(merged.requests).toBeUndefined();
   });
 });

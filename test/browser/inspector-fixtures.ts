@@ -46,7 +46,10 @@ export function boundless<S extends WritableOffloadStore>(store: S): S {
   return Object.assign(store, {
     bound: undefined,
     subscribe: (listener: (event: StoreEvent) => void) =>
-      subscribe(({ bound: _bound, ...event }) => listener(event as StoreEvent)),
+      subscribe((event) => {
+        const { bound: _bound, ...rest } = event as { bound?: number };
+        listener(rest as StoreEvent);
+      }),
   });
 }
 

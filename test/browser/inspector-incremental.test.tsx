@@ -183,7 +183,11 @@ describe('the panel reads what changed (store source)', () => {
     const withoutTotals: InspectableStore = {
       ...ignoringKeys(store),
       evictions: (...args) => store.evictions(...args),
-      subscribe: (listener) => store.subscribe(({ totalBytes: _total, ...event }) => listener(event as StoreEvent)),
+      subscribe: (listener) =>
+        store.subscribe((event) => {
+          const { totalBytes: _total, ...rest } = event as { totalBytes?: number };
+          listener(rest as StoreEvent);
+        }),
     };
     const calls = countCalls(store);
     const view = mount({ store: withoutTotals });

@@ -38,7 +38,7 @@ async function store(): Promise<LedgerStore> {
   });
   await put(store, threads[1]!, key(3), 'y'.repeat(9000), { toolName: 'fetch_orders', createdAt: Date.now() - 40_000 });
   await put(store, threads[2]!, key(4), 'z'.repeat(9000), { toolName: 'search_logs', createdAt: Date.now() - 30_000 });
-  for (const threadId of threads) store.request(threadId, { budget: 8000 });
+  for (const threadId of threads) await store.request(threadId, { budget: 8000 });
   return Object.assign(store, {
     estimate: async () => ({ usage: 12 << 20, quota: 1200 << 20 }),
     persisted: async () => true,

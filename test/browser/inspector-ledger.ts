@@ -1,40 +1,24 @@
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
-import type { ClearedResult, RequestRecord, StoreEvent } from '../../lib/store/offload-store.js';
+import type { ClearedResult, RequestRecord } from '../../lib/store/offload-store.js';
 
 /**
- * A custom store that keeps a context ledger and cleared records beside MemoryOffloadStore's
- * entries (the optional `requests` and `cleared` reads of OffloadStore), and tells a 'request'
- * event for each model request it records, as the store contract says.
+ * A MemoryOffloadStore whose thread records model requests as an offload's fitContext does
+ * (`recordRequest`: the ledger record and the results it cleared), so the store numbers the step
+ * and tells its 'request' event.
  */
 export class LedgerStore extends MemoryOffloadStore {
-  readonly ledger: unknown[] = [];
-  readonly clearedRecords: unknown[] = [];
-  readonly #listeners = new Set<(event: StoreEvent) => void>();
-
-  override subscribe(listener: (event: StoreEvent) => void): () => void {
-    const stop = super.subscribe(listener);
-    this.#listeners.add(listener);
-    return () => {
-      stop();
-      this.#listeners.delete(listener);
-    };
-  }
-
-  async cleared(threadId: string): Promise<ClearedResult[]> {
-    return this.clearedRecords.filter((r) => (r as ClearedResult).threadId === threadId) as ClearedResult[];
-  }
-
-  async requests(threadId: string): Promise<RequestRecord[]> {
-    return this.ledger.filter((r) => (r as RequestRecord).threadId === threadId) as RequestRecord[];
-  }
-
-  /** Records the thread's next model request, with the results it cleared, and tells it. */
-  request(threadId: string, { budget, cleared = [] }: { budget?: number; cleared?: string[] } = {}): void {
-    const step = this.ledger.filter((r) => (r as RequestRecord).threadId === threadId).length + 1;
-    this.ledger.push(record(threadId, step, budget));
-    for (const key of cleared) this.clearedRecords.push(clearedRecord(threadId, key, step));
-    const event = { type: 'request', threadId, step, tokens: 5000 } as unknown as StoreEvent;
-    for (const listener of [...this.#listeners]) listener(event);
+  /** Records the thread's next model request, fitted to `budget` when given, clearing the results of `cleared` (keys). */
+  async request(threadId: string, { budget, cleared = [] }: { budget?: number; cleared?: string[] } = {}) {
+    const { threadId: _thread, step: _step, at: _at, ...fields } = record(threadId, 1, budget);
+    return this.recordRequest({
+      threadId,
+      at: Date.now(),
+      record: fields,
+      cleared: cleared.map((key) => {
+        const { threadId: _t, step: _s, at: _a, ...rest } = clearedRecord(threadId, key, 1);
+        return rest;
+      }),
+    });
   }
 }
 

@@ -48,7 +48,7 @@ describe('mountInspector(target, { source })', () => {
     await until(() => expect(view.paths()).toHaveLength(3));
     expect(view.one('.title').textContent).toContain('my source');
     // Without failures(), unreadable() or info(): no such tab, and the bound is the option's.
-    expect(view.all('[role="tab"]').map((tab) => tab.textContent)).toEqual(['Entries (3)', 'Evictions (1)']);
+    expect(view.all('[role="tab"]').map((tab) => tab.textContent)).toEqual(['Entries (3)', 'Evictions (1)', 'Context']);
     expect(read).not.toHaveBeenCalled();
 
     view.all<HTMLElement>('tbody tr.row')[1]!.click();

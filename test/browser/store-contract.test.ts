@@ -16,22 +16,23 @@ const database = () => `store-contract-${crypto.randomUUID()}`;
 
 storeContract(() => new MemoryOffloadStore(), { name: 'MemoryOffloadStore in the browser', ...memory });
 
-storeContract(() => new IndexedDbOffloadStore({ name: database(), logRetention: 50 }), {
+storeContract(() => new IndexedDbOffloadStore({ name: database(), logRetention: 50, requestRetention: 40 }), {
   name: 'IndexedDbOffloadStore',
   ...indexedDb,
   logRetention: 50,
+  requestRetention: 40,
 });
 
 // The same contract with every text in many chunks of 7 code units, so pages cross chunks, and a
-// log retention of 10.
-storeContract(() => new MemoryOffloadStore({ chunkChars: 7, logRetention: 10 }), {
+// log retention of 10 (a ledger retention of 5).
+storeContract(() => new MemoryOffloadStore({ chunkChars: 7, logRetention: 10, requestRetention: 5 }), {
   name: 'MemoryOffloadStore, texts in chunks of 7',
   ...memory,
   logRetention: 10,
+  requestRetention: 5,
 });
 
-storeContract(() => new IndexedDbOffloadStore({ name: database(), chunkChars: 7, logRetention: 10 }), {
-  name: 'IndexedDbOffloadStore, texts in chunks of 7',
-  ...indexedDb,
-  logRetention: 10,
-});
+storeContract(
+  () => new IndexedDbOffloadStore({ name: database(), chunkChars: 7, logRetention: 10, requestRetention: 5 }),
+  { name: 'IndexedDbOffloadStore, texts in chunks of 7', ...indexedDb, logRetention: 10, requestRetention: 5 },
+);

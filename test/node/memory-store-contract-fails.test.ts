@@ -7,7 +7,8 @@ import { startVitest } from 'vitest/node';
 /**
  * `storeContract` is worth running only if it fails a store that breaks a rule: here a store that
  * keeps no bound (its commits pass the inner store a bound nothing reaches), one that reports the
- * latest writer's bound instead of the smallest, and one that shows a staged result before its commit, each run by a vitest of its own.
+ * latest writer's bound instead of the smallest, one that shows a staged result before its commit, and
+ * one whose clearings outlive a Block of their turn (C7), each run by a vitest of its own.
  */
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'store-contract-fails-'));
@@ -96,5 +97,20 @@ describe('storeContract fails a store that breaks a rule', () => {
       return store;`,
     );
     expect(failed).toContain('keeps a staged result out of sight until it is committed');
+  });
+
+  it('a store whose clearings a Block does not take back (C7) fails the Block test', { timeout: 600_000 }, async () => {
+    const failed = await failedTests(
+      'clearings-outlive-block',
+      `const store = new MemoryOffloadStore();
+      const recordRequest = store.recordRequest.bind(store);
+      // A turn is dropped: nothing ties the clearings to it.
+      store.recordRequest = (change) =>
+        recordRequest(typeof change?.turnId === 'string' ? { ...change, turnId: undefined } : change);
+      return store;`,
+    );
+    expect(failed).toEqual([
+      'restoreTurn takes back the clearings of its turn (C7) and what it stored for them; settle keeps them',
+    ]);
   });
 });

@@ -1,0 +1,248 @@
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { type LedgerRecord, ledgerPeak, PARTS } from './context-records.js';
+import { formatCount } from './format.js';
+
+/** Room of one step along the chart: its bar and the gap after it. */
+const STEP_PITCH = 14;
+const BAR_WIDTH = 10;
+/** The chart's height, its plot's top margin and the room below it for step numbers. */
+const HEIGHT = 180;
+const TOP = 10;
+const BOTTOM = 18;
+const PLOT = HEIGHT - TOP - BOTTOM;
+/** Step numbers are written under every this many bars. */
+const LABEL_EVERY = 5;
+/** Steps drawn beyond each edge of the view, so a short scroll shows no gap before the next render. */
+const OVERSCAN = 4;
+/** The view's width until it is measured. */
+const DEFAULT_WIDTH = 800;
+
+/** The label of a step's bar: `step 12: 7,940 tokens`. */
+export const stepLabel = (record: LedgerRecord) =>
+  `step ${formatCount(record.step)}: ${formatCount(record.tokens)} tokens`;
+
+/** A round number at or above `peak`, for the top of the scale. */
+function scaleTop(peak: number): number {
+  if (peak <= 0) return 1000;
+  const magnitude = 10 ** Math.floor(Math.log10(peak));
+  const nice = [1, 2, 2.5, 5, 10].find((factor) => factor * magnitude >= peak) ?? 10;
+  return nice * magnitude;
+}
+
+interface ContextChartProps {
+  records: readonly LedgerRecord[];
+  /** The index of the selected step (the roving tab stop). */
+  active: number;
+  /** Selects a step (click, arrow keys, Home/End). */
+  onSelect(index: number): void;
+  /** The step under the pointer, or undefined when it leaves the chart. */
+  onHover(index: number | undefined): void;
+  /** Names the thread in the chart's label. */
+  threadId: string;
+}
+
+/** The step a key moves to from `index`, or undefined for a key the chart does not handle. */
+function moveFor(key: string, index: number, last: number, page: number): number | undefined {
+  switch (key) {
+    case 'ArrowRight':
+    case 'ArrowDown':
+      return Math.min(last, index + 1);
+    case 'ArrowLeft':
+    case 'ArrowUp':
+      return Math.max(0, index - 1);
+    case 'PageDown':
+      return Math.min(last, index + page);
+    case 'PageUp':
+      return Math.max(0, index - page);
+    case 'Home':
+      return 0;
+    case 'End':
+      return last;
+  }
+  return undefined;
+}
+
+/**
+ * One SVG bar per model step, stacked by part, with a line for the tokens without the offload and
+ * one for the budget. Windowed: the strip scrolls sideways and only the steps in view (and the
+ * selected one, the tab stop) are drawn, so 10,000 steps keep the DOM small. The steps are a
+ * listbox: arrows, Page Up/Down, Home and End move the selection, which the list below follows.
+ */
+export function ContextChart({ records, active, onSelect, onHover, threadId }: ContextChartProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const svgRef = useRef<SVGSVGElement>(null);
+  // The window is computed from the scroll position here, not by a virtualizer: following the
+  // newest step, the render that receives it draws it, with no scroll event (or frame) between.
+  const [view, setView] = useState({ left: 0, width: DEFAULT_WIDTH });
+  const total = records.length * STEP_PITCH;
+  const top = useMemo(() => scaleTop(ledgerPeak(records)), [records]);
+  const y = (tokens: number) => TOP + PLOT - (Math.min(tokens, top) / top) * PLOT;
+  /** Scrolled to the newest step: new steps keep it in view. */
+  const following = useRef(true);
+  const focusAfterRender = useRef(false);
+
+  const left = following.current
+    ? Math.max(0, total - view.width)
+    : Math.min(view.left, Math.max(0, total - view.width));
+  const first = Math.max(0, Math.floor(left / STEP_PITCH) - OVERSCAN);
+  const last = Math.min(records.length - 1, Math.ceil((left + view.width) / STEP_PITCH) + OVERSCAN);
+
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const measure = () => setView({ left: element.scrollLeft, width: element.clientWidth || DEFAULT_WIDTH });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (element && following.current) element.scrollLeft = left;
+  });
+  useLayoutEffect(() => {
+    if (!focusAfterRender.current) return;
+    focusAfterRender.current = false;
+    svgRef.current?.querySelector<SVGGElement>(`[data-index="${active}"]`)?.focus({ preventScroll: true });
+  });
+
+  /** Scrolls so the step is in view (the least scroll that does). */
+  const reveal = (index: number) => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const start = index * STEP_PITCH;
+    const next = start < left ? start : start + STEP_PITCH > left + view.width ? start + STEP_PITCH - view.width : left;
+    following.current = next >= total - view.width - STEP_PITCH;
+    element.scrollLeft = next;
+    setView({ left: next, width: view.width });
+  };
+  const select = (index: number, focus: boolean) => {
+    focusAfterRender.current = focus;
+    onSelect(index);
+    reveal(index);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (records.length === 0) return;
+    const page = Math.max(1, last - first - 1);
+    const next = moveFor(event.key, active, records.length - 1, page);
+    if (next === undefined) return;
+    event.preventDefault();
+    select(next, true);
+  };
+  const indexOf = (target: EventTarget | null) => {
+    const element = (target as Element | null)?.closest?.('[data-index]');
+    return element ? Number(element.getAttribute('data-index')) : undefined;
+  };
+  const onScroll = () => {
+    const element = scrollRef.current;
+    if (!element) return;
+    following.current = element.scrollLeft + element.clientWidth >= element.scrollWidth - STEP_PITCH;
+    setView({ left: element.scrollLeft, width: element.clientWidth || DEFAULT_WIDTH });
+  };
+
+  // The selected step is drawn wherever it is (the tab stop must exist), in step order: a focused
+  // bar moved within the DOM would lose focus when the window scrolls to it.
+  const shown: number[] = [];
+  const outside = active >= 0 && active < records.length && (active < first || active > last);
+  if (outside && active < first) shown.push(active);
+  for (let i = first; i <= last; i++) shown.push(i);
+  if (outside && active > last) shown.push(active);
+  const x0 = first * STEP_PITCH;
+  const width = Math.max(0, last - first + 1) * STEP_PITCH;
+  // The lines run one step past each edge, so they enter and leave the window instead of ending in it.
+  const lineFrom = Math.max(0, first - 1);
+  const lineTo = Math.min(records.length - 1, last + 1);
+  // Both lines are stepped: level across each step's room, so one step alone still shows its line.
+  const without: string[] = [];
+  const budget: string[] = [];
+  for (let i = lineFrom; i <= lineTo; i++) {
+    const record = records[i]!;
+    const start = i * STEP_PITCH - (STEP_PITCH - BAR_WIDTH) / 2;
+    without.push(`${i > lineFrom ? 'L' : 'M'}${start},${y(record.tokensWithoutOffload)}H${start + STEP_PITCH}`);
+    if (record.budget !== undefined) {
+      const continues = i > lineFrom && records[i - 1]!.budget !== undefined;
+      budget.push(`${continues ? 'L' : 'M'}${start},${y(record.budget)}H${start + STEP_PITCH}`);
+    }
+  }
+  const grid = [0.25, 0.5, 0.75, 1].map((share) => ({ share, at: y(top * share) }));
+
+  return (
+    <div class="ctx-chart">
+      <div class="ctx-axis" aria-hidden="true">
+        {grid.map(({ share, at }) => (
+          <span key={share} style={{ top: `${at - 7}px` }}>
+            {formatCount(top * share)}
+          </span>
+        ))}
+      </div>
+      <div class="ctx-scroll" ref={scrollRef} onScroll={onScroll}>
+        <div class="ctx-track" style={{ width: `${total}px`, height: `${HEIGHT}px` }}>
+          <svg
+            ref={svgRef}
+            class="ctx-svg"
+            // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the steps are a listbox whose options are the bars (roving tabindex)
+            role="listbox"
+            aria-label={`Model steps of thread ${threadId}`}
+            aria-orientation="horizontal"
+            width={width}
+            height={HEIGHT}
+            viewBox={`${x0} 0 ${width} ${HEIGHT}`}
+            style={{ transform: `translateX(${x0}px)` }}
+            onKeyDown={onKeyDown}
+            onMouseOver={(event) => onHover(indexOf(event.target))}
+            onMouseLeave={() => onHover(undefined)}
+            // The keyboard moves the selection, which the list shows: a hover no longer stands in for it.
+            onFocus={() => onHover(undefined)}
+            onClick={(event) => {
+              const index = indexOf(event.target);
+              if (index !== undefined) select(index, true);
+            }}
+          >
+            {grid.map(({ share, at }) => (
+              <line key={share} class="ctx-grid" x1={x0} x2={x0 + width} y1={at} y2={at} />
+            ))}
+            {shown.map((index) => {
+              const record = records[index]!;
+              let base = TOP + PLOT;
+              const x = index * STEP_PITCH;
+              return (
+                <g
+                  key={record.step}
+                  class="ctx-step"
+                  role="option"
+                  data-index={index}
+                  aria-label={stepLabel(record)}
+                  aria-selected={index === active}
+                  aria-posinset={index + 1}
+                  aria-setsize={records.length}
+                  tabindex={index === active ? 0 : -1}
+                >
+                  <rect class="ctx-hit" x={x - 2} y={TOP} width={STEP_PITCH} height={PLOT} />
+                  {PARTS.map(({ id }) => {
+                    const tokens = record.parts[id];
+                    if (tokens <= 0) return null;
+                    const height = Math.max(0, Math.min(base - TOP, (Math.min(tokens, top) / top) * PLOT));
+                    base -= height;
+                    return (
+                      <rect key={id} class={`ctx-part ctx-${id}`} x={x} y={base} width={BAR_WIDTH} height={height} />
+                    );
+                  })}
+                  {index === active && (
+                    <rect class="ctx-ring" x={x - 2} y={TOP - 2} width={BAR_WIDTH + 4} height={PLOT + 4} />
+                  )}
+                  {record.step % LABEL_EVERY === 0 && (
+                    <text class="ctx-tick" x={x + BAR_WIDTH / 2} y={HEIGHT - 4}>
+                      {record.step}
+                    </text>
+                  )}
+                </g>
+              );
+            })}
+            {without.length > 0 && <path class="ctx-without" d={without.join('')} />}
+            {budget.length > 0 && <path class="ctx-budget" d={budget.join('')} />}
+          </svg>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { checkInteger, checkOptionNames } from '../shared/checks.js';
+import type { ClearedResult, RecordedRequest, RequestChange, RequestsOptions } from './offload-store.js';
+import { clearedFields, requestChangeProblem, requestFields } from './record-checks.js';
+import type { Outcome, StoreTx, UndoRecord } from './store-records.js';
+import { rebuiltThread } from './thread-record.js';
+
+/**
+ * The context ledger and the cleared results (C4, C7, issue 24), over `StoreTx` like the rest of
+ * the store's rules: each function one atomic operation, the same in memory and in IndexedDB.
+ */
+
+/** Checks what `recordRequest` is given, every field named from `change` (a TypeError). */
+export function checkRequestChange(change: RequestChange): void {
+  const problem = requestChangeProblem(change);
+  if (problem) throw new TypeError(`recordRequest: ${problem}`);
+}
+
+/** Checks `requests`' options; returns `after` (undefined: the whole ledger). */
+export function checkRequestsOptions(options: RequestsOptions | undefined): number | undefined {
+  if (options === undefined) return undefined;
+  checkOptionNames('requests', options, ['after']);
+  const { after } = options;
+  return after === undefined ? undefined : checkInteger('requests: options.after', after, 0);
+}
+
+/**
+ * One model request, recorded: the step is the thread's counter + 1 (past its newest ledger record
+ * too, should the thread's record have been lost or rebuilt), its ledger record is kept and the
+ * oldest beyond `retention` go, and each result it cleared is kept unless its toolCallId has a
+ * record already (the first wins, also within the change), with an undo step when the change names
+ * a turn (C7). Every request is issued before any is awaited but the reads it needs first.
+ */
+export async function recordRequest(
+  tx: StoreTx,
+  change: RequestChange,
+  retention: number,
+  now: number,
+): Promise<Outcome<RecordedRequest>> {
+  const { threadId, turnId, at, record } = change;
+  const fresh = new Map<string, RequestChange['cleared'][number]>();
+  for (const result of change.cleared) if (!fresh.has(result.toolCallId)) fresh.set(result.toolCallId, result);
+  const ids = [...fresh.keys()];
+  const [thread, lastStep, undo, before] = await Promise.all([
+    tx.thread(threadId),
+    tx.lastRequestStep(threadId),
+    turnId === undefined || ids.length === 0 ? undefined : tx.undo(threadId, turnId),
+    Promise.all(ids.map((id) => tx.clearedOne(threadId, id))),
+  ]);
+  const base = thread ?? (await rebuiltThread(tx, threadId));
+  const step = Math.max(base.requestStep ?? 0, lastStep ?? 0) + 1;
+  const writes: Promise<unknown>[] = [
+    tx.putThread({ ...base, requestStep: step }),
+    tx.putRequest(requestFields({ ...record, threadId, step, at })),
+  ];
+  const undone: UndoRecord | undefined = turnId === undefined ? undefined : (undo ?? { threadId, turnId, steps: [] });
+  let rank = 0;
+  ids.forEach((toolCallId, i) => {
+    if (before[i]) return; // cleared before: its first record and pointer stay (C4)
+    const result: ClearedResult = { ...fresh.get(toolCallId)!, threadId, step, at };
+    writes.push(tx.putCleared({ ...clearedFields(result), rank: rank++ }));
+    undone?.steps.push({ kind: 'cleared', toolCallId, step });
+  });
+  if (undone && rank > 0) writes.push(tx.putUndo({ ...undone, at: now }));
+  if (step > retention) writes.push(tx.deleteRequestsThrough(threadId, step - retention));
+  for (const write of writes) write.catch(() => {}); // a failure fails the unit below, never unhandled
+  await Promise.all(writes);
+  const cleared = (await tx.clearedOf(threadId)).map(clearedFields);
+  return { value: { step, cleared }, events: [{ type: 'request', threadId, step, tokens: record.tokens }] };
+}
