@@ -217,7 +217,13 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
                 onThreadsInView={wantContexts}
               />
             ) : view === 'evictions' ? (
-              <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
+              <EvictionList
+                evictions={evictions}
+                now={now}
+                onOpen={selectEviction}
+                clearedSince={(record) => clearedStep(contexts, record.threadId, record.path)}
+                onThreadsInView={wantContexts}
+              />
             ) : view === 'context' ? (
               <ContextTab
                 source={source}

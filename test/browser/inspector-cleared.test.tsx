@@ -85,6 +85,21 @@ describe('cleared results and the context budget (issue 23)', () => {
     expect(requests).toHaveBeenCalledWith('chat-1');
   });
 
+  it('marks an evicted result in the Evictions timeline too: its pointer stays in the requests', async () => {
+    const store = await ledgerStore();
+    await store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+    // A result that no longer fits the thread's bound evicts alpha, the oldest.
+    await put(store, 'chat-1', 'echo', 'e'.repeat(2500), { createdAt: Date.now() }, 5000);
+    const view = mount({ store }, { bound: 1 << 20 });
+    await until(() => expect(view.all('[role="tab"]').map((tab) => tab.textContent)).toContain('Evictions (1)'));
+    expect(marks(view)['/large_tool_results/alpha']).toBeUndefined(); // no longer listed
+    view
+      .all<HTMLButtonElement>('[role="tab"]')
+      .find((tab) => tab.textContent === 'Evictions (1)')!
+      .click();
+    await until(() => expect(view.one('.timeline').textContent).toContain(since(1)));
+  });
+
   it('a store without the ledger shows no marks and no budget', async () => {
     const store = new MemoryOffloadStore();
     await put(store, 'chat-1', 'alpha', 'a'.repeat(3000));
