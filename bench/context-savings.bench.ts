@@ -15,41 +15,71 @@ import { tokensChart } from './context-chart.js';
 import { record } from './record.js';
 
 /**
- * `context-tokens-vs-no-offload` (goal ≤ 0.1): estimated tokens sent to the model over a scripted
- * 40-step session with 30 large tool results, with ToolOutputOffload versus without it.
- * `stored-bytes-peak-vs-bound` (goal ≤ 1.0): the store's peak total against maxTotalBytes.
- * Also writes docs/context-tokens.svg (tokens per step, both sessions).
+ * The context session: 100 scripted model steps whose tools return results under and over the
+ * threshold (60 pages of 100–415 KB, 20 small records of 1–6 KB), with read-backs, run three times
+ * side by side — without the offload, with it, and with it and `contextBudget: { maxRequestTokens:
+ * 8000 }` (a small on-device model's window).
+ * - `context-tokens-vs-no-offload` (≤ 0.1): tokens sent over the session, offload against none.
+ * - `stored-bytes-peak-vs-bound` (≤ 1.0): the store's peak total against maxTotalBytes.
+ * - `context-budget-max-request-vs-budget` (≤ 1.0): the largest request with the budget, against it.
+ * - `context-tokens-budget-vs-offload` (≤ 0.5): tokens sent with the budget, against the offload alone.
+ * - `context-prefix-stable-steps` (≥ 0.8): with the budget, the share of consecutive requests whose
+ *   earlier request is an exact prefix of the later one (what a prompt cache reuses).
+ * Requests are measured as the budget measures them (C1): the system prompt, each message's text,
+ * each tool call's arguments and each tool spec, each estimated on its own.
+ * Also writes docs/context-tokens.svg (tokens per step, the three sessions).
  */
-const STEPS = 40;
+const STEPS = 100;
 const maxTotalBytes = 2 * 1024 * 1024;
+const budget = 8000;
 const threadId = 'context-savings';
 
-/** Steps 5, 9, …, 37 read a stored result back; step 40 answers; the other 30 return a large result. */
-const isReadBack = (step: number) => step % 4 === 1 && step > 1;
-const resultChars = (step: number) => 100_000 + ((step * 7919) % 10) * 35_000;
+type StepKind = 'page' | 'record' | 'read' | 'answer';
+/** Every fifth step reads a stored result back, every fifth (offset) fetches a small record; the last answers. */
+function kindOf(step: number): StepKind {
+  if (step === STEPS) return 'answer';
+  if (step % 5 === 1 && step > 1) return 'read';
+  if (step % 5 === 3) return 'record';
+  return 'page';
+}
+const pageChars = (step: number) => 100_000 + ((step * 7919) % 10) * 35_000;
+const recordChars = (step: number) => 1000 + ((step * 104_729) % 6) * 1000;
 
-/** A step's result: numbered lines of 100 characters, `resultChars(step)` long (only its size matters here). */
-const textFor = (step: number) => {
+/** Numbered lines of 100 characters, `chars` long (only the size matters here). */
+const textFor = (step: number, chars: number) => {
   const line = (i: number) => `step ${step} line ${i} `.padEnd(99, 'lorem ipsum dolor sit amet ');
-  const lines = Array.from({ length: Math.ceil(resultChars(step) / 100) }, (_, i) => line(i));
-  return `${lines.join('\n')}\n`.slice(0, resultChars(step));
+  const lines = Array.from({ length: Math.ceil(chars / 100) }, (_, i) => line(i));
+  return `${lines.join('\n')}\n`.slice(0, chars);
 };
 
 const fetchPage = tool<{ step: number }>({
   name: 'fetch_page',
   description: 'Fetch a page (here: a large generated text per step).',
   parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] },
-  execute: ({ step }) => textFor(step),
+  execute: ({ step }) => textFor(step, pageChars(step)),
 });
 
-/** Everything the model is sent, as text: the system prompt, each message's text and its tool calls. */
+const fetchRecord = tool<{ step: number }>({
+  name: 'fetch_record',
+  description: 'Fetch one record (here: a small generated text per step).',
+  parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] },
+  execute: ({ step }) => textFor(step, recordChars(step)),
+});
+
+/** The request as the budget measures it (C1): each part estimated on its own, summed. */
 function requestTokens(request: ModelRequest): number {
-  const parts = [request.systemPrompt];
-  for (const message of request.messages) {
-    for (const part of message.content) if (part.type === 'text') parts.push(part.text);
-    if (message.role === 'assistant' && message.toolCalls.length > 0) parts.push(JSON.stringify(message.toolCalls));
+  let tokens = estimateTokens(request.systemPrompt);
+  for (const spec of request.tools) {
+    tokens += estimateTokens(
+      JSON.stringify({ name: spec.name, description: spec.description, parameters: spec.parameters }),
+    );
   }
-  return estimateTokens(parts.join('\n'));
+  for (const message of request.messages) {
+    for (const part of message.content) if (part.type === 'text') tokens += estimateTokens(part.text);
+    if (message.role === 'assistant')
+      for (const call of message.toolCalls) tokens += estimateTokens(JSON.stringify(call.args));
+  }
+  return tokens;
 }
 
 function lastStoredPath(messages: readonly Message[]): string | undefined {
@@ -63,24 +93,47 @@ function lastStoredPath(messages: readonly Message[]): string | undefined {
   return undefined;
 }
 
-/** The scripted session: step n of the model's 40 is decided by how many it has made (a pure function of the request). */
-function sessionModel(perStep: number[]) {
+/** What one run saw: each request's tokens, and the request itself (system prompt and messages) to compare prefixes. */
+interface Seen {
+  perStep: number[];
+  requests: string[][];
+}
+
+/** The scripted session: step n of the model's 100 is decided by how many it has made (a pure function of the request). */
+function sessionModel(seen: Seen) {
   return async (request: ModelRequest): Promise<ModelReply> => {
-    perStep.push(requestTokens(request));
+    seen.perStep.push(requestTokens(request));
+    seen.requests.push([request.systemPrompt, ...request.messages.map((message) => JSON.stringify(message))]);
     const step = request.messages.filter((m) => m.role === 'assistant').length + 1;
-    if (step === STEPS) return { content: 'Done.' };
     const id = `call_${step}`;
-    if (isReadBack(step)) {
-      // With the offload: a page of the newest stored result. Without it the text is already in the context: a small note.
-      const path = lastStoredPath(request.messages) ?? '/notes.txt';
-      return { content: '', toolCalls: [{ id, name: 'read_file', args: { path, offset: 500, limit: 40 } }] };
+    switch (kindOf(step)) {
+      case 'answer':
+        return { content: 'Done.' };
+      case 'read': {
+        // With the offload: a page of the newest stored result. Without it the text is already in the context: a small note.
+        const path = lastStoredPath(request.messages) ?? '/notes.txt';
+        return { content: '', toolCalls: [{ id, name: 'read_file', args: { path, offset: 500, limit: 10 } }] };
+      }
+      case 'record':
+        return { content: '', toolCalls: [{ id, name: 'fetch_record', args: { step } }] };
+      case 'page':
+        return { content: '', toolCalls: [{ id, name: 'fetch_page', args: { step } }] };
     }
-    return { content: '', toolCalls: [{ id, name: 'fetch_page', args: { step } }] };
   };
 }
 
-async function runSession(offload: ToolOutputOffload | undefined) {
-  const perStep: number[] = [];
+/** The share of consecutive requests whose earlier request (system prompt and messages) is an exact prefix of the later one. */
+function prefixStableShare(requests: readonly string[][]): number {
+  let stable = 0;
+  for (let i = 1; i < requests.length; i++) {
+    const [before, after] = [requests[i - 1]!, requests[i]!];
+    if (before.length <= after.length && before.every((part, j) => part === after[j])) stable++;
+  }
+  return stable / Math.max(1, requests.length - 1);
+}
+
+async function runSession(offload: ToolOutputOffload | undefined): Promise<Seen & { messages: Message[] }> {
+  const seen: Seen = { perStep: [], requests: [] };
   const notes = new MemoryBackend({ '/notes.txt': `${'a short note\n'.repeat(600)}` });
   const backend = offload
     ? (context: { threadId: string }) =>
@@ -88,44 +141,65 @@ async function runSession(offload: ToolOutputOffload | undefined) {
     : notes;
   const middleware = offload ? [offload] : [];
   const agent = createAgent({
-    model: sessionModel(perStep),
-    tools: [fetchPage, ...fileTools(backend)],
+    model: sessionModel(seen),
+    tools: [fetchPage, fetchRecord, ...fileTools(backend)],
     middleware,
     systemPrompt: 'You are a research agent. Fetch what you need and read it back when needed.',
     maxSteps: STEPS,
   });
   const result = await agent.run('Research the pages, one per step.', { threadId });
   expect(result.status).toBe('completed');
-  expect(perStep).toHaveLength(STEPS);
-  return { perStep, messages: result.messages };
+  expect(seen.perStep).toHaveLength(STEPS);
+  return { ...seen, messages: result.messages };
 }
 
-it('context-tokens-vs-no-offload and stored-bytes-peak-vs-bound over a 40-step session', async () => {
+it('the context session, 100 steps: without the offload, with it, and with a context budget of 8,000 tokens', async () => {
   const store = new MemoryOffloadStore();
   let peak = 0;
   store.subscribe((event) => {
-    if (event.type !== 'request' && event.threadId === threadId) peak = Math.max(peak, event.totalBytes);
+    if (event.threadId === threadId && 'totalBytes' in event) peak = Math.max(peak, event.totalBytes);
   });
   const offload = new ToolOutputOffload({ store, maxTotalBytes });
+  const budgetStore = new MemoryOffloadStore();
+  const budgeted = new ToolOutputOffload({
+    store: budgetStore,
+    maxTotalBytes,
+    contextBudget: { maxRequestTokens: budget },
+  });
   const withOffload = await runSession(offload);
+  const withBudget = await runSession(budgeted);
   const without = await runSession(undefined);
 
-  // The session did what it says: 30 large results offloaded, pages read back, the bound enforced.
-  const large = Array.from({ length: STEPS }, (_, i) => i + 1).filter((s) => s < STEPS && !isReadBack(s));
-  expect(large).toHaveLength(30);
+  // The session did what it says: 60 large results offloaded, 20 small ones kept, pages read back, the bound enforced.
+  const steps = Array.from({ length: STEPS }, (_, i) => i + 1);
+  const pages = steps.filter((step) => kindOf(step) === 'page');
+  expect(pages).toHaveLength(60);
+  expect(steps.filter((step) => kindOf(step) === 'record')).toHaveLength(20);
   const stored = withOffload.messages.filter((m) => m.role === 'tool' && m.toolName === 'fetch_page');
   expect(stored.every((m) => /^\[Stored tool result\]/.test((m.content[0] as { text: string }).text))).toBe(true);
   const reads = withOffload.messages.filter((m) => m.role === 'tool' && m.toolName === 'read_file');
-  expect(reads.filter((m) => m.role === 'tool' && !m.isError)).toHaveLength(9);
+  expect(reads.filter((m) => m.role === 'tool' && !m.isError)).toHaveLength(19);
   const evictions = await store.evictions(threadId);
   expect(evictions.length).toBeGreaterThan(0);
   expect(await store.totalBytes(threadId)).toBeLessThanOrEqual(maxTotalBytes);
+  // The budget cleared results from the requests only: the thread's history keeps every result as the offload showed it.
+  const shape = (messages: readonly Message[]) =>
+    messages.map((m) => `${m.role}:${m.role === 'tool' ? m.toolName : ''}`);
+  expect(shape(withBudget.messages)).toEqual(shape(withOffload.messages));
+  const texts = withBudget.messages.flatMap((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')));
+  expect(texts.some((text) => text.startsWith('[Cleared from context]'))).toBe(false);
+  const cleared = await budgetStore.cleared(threadId);
+  expect(cleared.length).toBeGreaterThan(0);
 
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const tokensWith = sum(withOffload.perStep);
   const tokensWithout = sum(without.perStep);
+  const tokensBudget = sum(withBudget.perStep);
   const ratio = tokensWith / tokensWithout;
-  const originalBytes = large.reduce((total, step) => total + resultChars(step), 0);
+  const largest = Math.max(...withBudget.perStep);
+  const stable = prefixStableShare(withBudget.requests);
+  const originalBytes = pages.reduce((total, step) => total + pageChars(step), 0);
+  const session = `${STEPS} model steps; 60 tool results of 100–415 KB (${(originalBytes / 1e6).toFixed(1)} MB), 20 of 1–6 KB, 19 read_file pages; thresholdTokens 20000, MemoryOffloadStore`;
   await record('context-savings', [
     {
       name: 'context-tokens-vs-no-offload',
@@ -133,9 +207,7 @@ it('context-tokens-vs-no-offload and stored-bytes-peak-vs-bound over a 40-step s
       unit: 'x',
       ratio: round(ratio),
       goal: '<= 0.1',
-      detail:
-        `${tokensWith.toLocaleString('en')} vs ${tokensWithout.toLocaleString('en')} estimated tokens sent over ${STEPS} model steps; ` +
-        `30 tool results of 100–415 KB (${(originalBytes / 1e6).toFixed(1)} MB), 9 read_file pages, thresholdTokens 20000, MemoryOffloadStore`,
+      detail: `${tokensWith.toLocaleString('en')} vs ${tokensWithout.toLocaleString('en')} estimated tokens sent over ${session}`,
     },
     {
       name: 'stored-bytes-peak-vs-bound',
@@ -145,15 +217,44 @@ it('context-tokens-vs-no-offload and stored-bytes-peak-vs-bound over a 40-step s
       goal: '<= 1.0',
       detail: `peak ${peak.toLocaleString('en')} stored bytes against maxTotalBytes ${maxTotalBytes.toLocaleString('en')}; ${evictions.length} evictions (reason bound)`,
     },
+    {
+      name: 'context-budget-max-request-vs-budget',
+      value: round(largest / budget),
+      unit: 'x',
+      ratio: round(largest / budget),
+      goal: '<= 1.0',
+      detail: `the largest request ${largest.toLocaleString('en')} estimated tokens against maxRequestTokens ${budget.toLocaleString('en')}; ${cleared.length} results cleared over ${session}`,
+    },
+    {
+      name: 'context-tokens-budget-vs-offload',
+      value: round(tokensBudget / tokensWith),
+      unit: 'x',
+      ratio: round(tokensBudget / tokensWith),
+      goal: '<= 0.5',
+      detail: `${tokensBudget.toLocaleString('en')} vs ${tokensWith.toLocaleString('en')} estimated tokens sent, with contextBudget { maxRequestTokens: ${budget} } and without, over ${session}`,
+    },
+    {
+      name: 'context-prefix-stable-steps',
+      value: round(stable),
+      unit: 'x',
+      ratio: round(stable),
+      goal: '>= 0.8',
+      detail: `share of the ${STEPS - 1} consecutive requests (with the budget) whose earlier request is an exact prefix of the later one (system prompt and messages); default clearAtLeastTokens ${budget / 4}`,
+    },
   ]);
   await commands.writeFile(
     'docs/context-tokens.svg',
     tokensChart(
       'Tokens sent to the model per step',
-      `40-step session, 30 tool results of 100–415 KB: ${tokensWith.toLocaleString('en')} tokens in all with the offload, ${tokensWithout.toLocaleString('en')} without (${(ratio * 100).toFixed(1)}%)`,
+      `${STEPS}-step session: ${tokensWithout.toLocaleString('en')} tokens in all without the offload, ${tokensWith.toLocaleString('en')} with it, ${tokensBudget.toLocaleString('en')} with a budget of ${budget.toLocaleString('en')} a request`,
       [
         { label: 'without offload', color: '#c2410c', values: without.perStep },
         { label: 'with ToolOutputOffload (maxTotalBytes 2 MiB)', color: '#0f7a4a', values: withOffload.perStep },
+        {
+          label: `with contextBudget (maxRequestTokens ${budget.toLocaleString('en')})`,
+          color: '#1d4ed8',
+          values: withBudget.perStep,
+        },
       ],
     ),
   );

@@ -1,3 +1,12 @@
+// At most 40 names (SPEC §5): the context types an app never names alone (a tool spec, a tool call,
+// a replacement, a ledger record's parts, how a result was shown) are reached through these.
+export type {
+  ContextBudget,
+  ContextEvent,
+  ContextMessage,
+  ContextRequest,
+  FittedContext,
+} from './offload/context-request.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export type { OffloadResultInput } from './offload/offload-result.js';
 export type { OffloadReadTool } from './offload/read-tools.js';
@@ -10,9 +19,12 @@ export { IndexedDbOffloadStore, type IndexedDbOffloadStoreOptions } from './stor
 export { MemoryOffloadStore, type MemoryOffloadStoreOptions } from './store/memory-store.js';
 export type {
   AppliedChange,
+  ClearedResult,
   EvictionRecord,
   ListOptions,
   OffloadStore,
+  RequestRecord,
+  RequestResult,
   StagedResult,
   StoreChange,
   StoredResultInfo,

@@ -2,7 +2,7 @@ import type { JSONValue, Tool } from 'ai';
 import type { ToolOutputOffload } from '../../lib/index.js';
 
 /** What a tool's `toModelOutput` returns: what the model is sent for one tool result. */
-type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+export type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
 
 /** One result as `toModelOutput` gets it, and the thread it belongs to. */
 interface ResultToShow {
@@ -63,7 +63,7 @@ async function offloadText(
 }
 
 /** Keeps the output's providerOptions, if it had any, on what replaces it. */
-function withOptionsOf(output: ModelOutput, replacement: ModelOutput): ModelOutput {
+export function withOptionsOf(output: ModelOutput, replacement: ModelOutput): ModelOutput {
   return 'providerOptions' in output && output.providerOptions !== undefined
     ? ({ ...replacement, providerOptions: output.providerOptions } as ModelOutput)
     : replacement;

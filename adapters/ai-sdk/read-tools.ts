@@ -10,9 +10,20 @@ export type OffloadReadTools = {
 };
 
 /**
+ * A read tool's error, thrown so the SDK reports a tool error and the UI shows the call as failed.
+ * The SDK sends the model (and the UI) `String(error)`, which for an Error is "Error: message";
+ * this one's is its message alone, the text the built-in file tools and LangChain send.
+ */
+class ReadToolError extends Error {
+  override toString(): string {
+    return this.message;
+  }
+}
+
+/**
  * One read tool as an AI SDK tool. An error (bad arguments, an evicted or missing path) is thrown
- * with its text, so the SDK reports a tool error to the model and the UI shows the call as failed;
- * the run goes on. Its results are never offloaded (A4): they are pages cut to the threshold.
+ * with its text (ReadToolError), so the model gets the same words as in every runtime and the run
+ * goes on. Its results are never offloaded (A4): they are pages cut to the threshold.
  */
 function aiTool(read: OffloadReadTool): Tool<never, string> {
   return tool({
@@ -20,7 +31,7 @@ function aiTool(read: OffloadReadTool): Tool<never, string> {
     inputSchema: jsonSchema(read.parameters),
     async execute(input: unknown, { abortSignal }) {
       const { text, isError } = await read.run(input, abortSignal ? { signal: abortSignal } : {});
-      if (isError) throw new Error(text);
+      if (isError) throw new ReadToolError(text);
       return text;
     },
   }) as Tool<never, string>;

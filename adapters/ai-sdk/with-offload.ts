@@ -1,5 +1,6 @@
-import type { Tool, ToolSet } from 'ai';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { PrepareStepFunction, Tool, ToolSet } from 'ai';
+import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
+import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
 import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 
@@ -11,13 +12,23 @@ export type OffloadEvent =
    * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
    * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
    */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string };
+  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
+  /**
+   * With a `contextBudget`: `context-cleared` when a step's request cleared results (their paths,
+   * its tokens before and after); `context-over-budget` when it is sent over the budget anyway (C6).
+   */
+  | ContextEvent;
 
-export interface WithOffloadOptions {
+export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   /** The chat (thread) these tools serve: stored results and reads are per thread. */
   threadId: string;
-  /** Told of each result stored or that could not be stored. A listener that throws is logged, not rethrown. */
+  /** Told of each result stored or that could not be stored, and of each step's clearing. A listener that throws is logged, not rethrown. */
   onEvent?: (event: OffloadEvent) => void;
+  /**
+   * The app's own step hook: the returned `prepareStep` runs it first, then fits what it returns
+   * (its `messages` and `instructions`, else the step's) to the context budget.
+   */
+  prepareStep?: PrepareStepFunction<TOOLS & OffloadReadTools>;
 }
 
 export interface WithOffload<TOOLS extends ToolSet> {
@@ -25,9 +36,15 @@ export interface WithOffload<TOOLS extends ToolSet> {
   tools: TOOLS & OffloadReadTools;
   /** The offload's system prompt lines: add them to the instructions. */
   system: string;
+  /**
+   * Pass it as generateText's, streamText's or ToolLoopAgent's `prepareStep`: before every model
+   * call it measures the request for the context ledger and, with a `contextBudget`, sends old
+   * results as pointers to their stored paths (C1–C6). The steps and UI messages keep every result.
+   */
+  prepareStep: PrepareStepFunction<TOOLS & OffloadReadTools>;
 }
 
-const optionNames: ReadonlySet<string> = new Set(['threadId', 'onEvent']);
+const optionNames: ReadonlySet<string> = new Set(['threadId', 'onEvent', 'prepareStep']);
 /** A name for an error message: quoted, and cut when long (it is the caller's). */
 const quoted = (name: string) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
 
@@ -39,7 +56,7 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
     throw new TypeError('withOffload: tools must be an object of AI SDK tools, keyed by name');
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError('withOffload: options must be an object, { threadId, onEvent? }');
+    throw new TypeError('withOffload: options must be an object, { threadId, onEvent?, prepareStep? }');
   }
   const unknown = Object.keys(options).filter((name) => !optionNames.has(name));
   if (unknown.length > 0) {
@@ -47,14 +64,17 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
       `withOffload: unknown option ${unknown.map(quoted).join(', ')}; the options are ${[...optionNames].join(', ')}`,
     );
   }
-  const { threadId, onEvent } = options as Partial<WithOffloadOptions>;
+  const { threadId, onEvent, prepareStep } = options as Partial<WithOffloadOptions>;
   if (typeof threadId !== 'string' || threadId === '') {
     throw new TypeError(`withOffload: options.threadId must be a non-empty string, got ${JSON.stringify(threadId)}`);
   }
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw new TypeError('withOffload: options.onEvent must be a function');
   }
-  return { threadId, ...(onEvent ? { onEvent } : {}) };
+  if (prepareStep !== undefined && typeof prepareStep !== 'function') {
+    throw new TypeError("withOffload: options.prepareStep must be a function (the app's own step hook)");
+  }
+  return { threadId, ...(onEvent ? { onEvent } : {}), ...(prepareStep ? { prepareStep } : {}) };
 }
 
 /**
@@ -91,16 +111,17 @@ function cuttingErrors(offload: ToolOutputOffload, execute: NonNullable<Tool['ex
 /**
  * The offload for an AI SDK agent, for one thread (chat): each tool's `toModelOutput` is wrapped so
  * the model sees a large result's header and first lines while it is stored (the raw output stays
- * in the steps and UI messages), and read-only tools read it back. Works with generateText,
- * streamText, ToolLoopAgent and `convertToModelMessages(messages, { tools })`: converting the same
- * result again gives the same text and stores nothing.
+ * in the steps and UI messages), and read-only tools read it back; its `prepareStep` fits each
+ * step's request to the offload's context budget. Works with generateText, streamText,
+ * ToolLoopAgent and `convertToModelMessages(messages, { tools })`: converting the same result again
+ * gives the same text and stores nothing, and the same request the same pointers (A1, C4).
  */
 export function withOffload<TOOLS extends ToolSet>(
   offload: ToolOutputOffload,
   tools: TOOLS,
-  options: WithOffloadOptions,
+  options: WithOffloadOptions<TOOLS>,
 ): WithOffload<TOOLS> {
-  const { threadId, onEvent } = checkOptions(offload, tools, options);
+  const { threadId, onEvent, prepareStep } = checkOptions(offload, tools, options);
   const emit = (event: OffloadEvent) => {
     try {
       onEvent?.(event);
@@ -131,8 +152,16 @@ export function withOffload<TOOLS extends ToolSet>(
       },
     } as Tool;
   }
+  const all = { ...wrapped, ...readTools };
   return {
-    tools: { ...wrapped, ...readTools } as TOOLS & OffloadReadTools,
+    tools: all as TOOLS & OffloadReadTools,
     system: offload.systemPrompt(),
+    prepareStep: contextStep(offload, {
+      threadId,
+      tools: all,
+      readToolNames: Object.keys(readTools),
+      appStep: prepareStep as PrepareStepFunction<ToolSet> | undefined,
+      emit,
+    }) as PrepareStepFunction<TOOLS & OffloadReadTools>,
   };
 }

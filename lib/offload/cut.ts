@@ -30,6 +30,20 @@ function cutNote(
   }
 }
 
+const cutNotePattern =
+  /\n\[Cut: this tool result has \d+ characters \(about (\d+) tokens\), over the \d+-token limit; [\s\S]*\]$/;
+
+/**
+ * The original's estimated tokens when `text` ends with the note `cutWithNote` writes (a result cut
+ * and not stored: O9, O11, S3), else undefined: what the context ledger counts it as without the offload.
+ */
+export function cutNoteTokens(text: string): number | undefined {
+  // The note is the last line and short: look at the end only, whatever the text's length.
+  const tail = text.length > 2000 ? text.slice(-2000) : text;
+  const match = cutNotePattern.exec(tail);
+  return match ? Number(match[1]) : undefined;
+}
+
 /**
  * A text cut to within the threshold, followed by a note that says it was cut and why. The whole
  * result is within `thresholdTokens` estimated tokens; a text already within it comes back unchanged.

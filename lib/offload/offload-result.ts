@@ -53,7 +53,7 @@ function checkInput(input: unknown): OffloadResultInput {
 }
 
 /** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
-function stagingTag(): string {
+export function stagingTag(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
   return `offload-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }

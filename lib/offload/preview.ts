@@ -1,5 +1,7 @@
+import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+import { offloadMount } from './result-path.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
 const maxPreviewLineChars = 500;
@@ -153,4 +155,48 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));
   });
+}
+
+/** What a preview's header says, read back from its text (the words offloadHeader writes). */
+export interface PreviewHeader {
+  /** The stored result's key: the path is `/large_tool_results/<key>`. */
+  key: string;
+  path: string;
+  originalBytes: number;
+  originalTokens: number;
+  /** The preview cut to its header (path, size, how to read), reading from line 0: what C6 sends when even that is too much. */
+  headerOnly: string;
+}
+
+const headerLinePattern = /^\[Stored tool result\] The output of tool "(?:[^"\\]|\\.)*" is over \d+ tokens, so it was/;
+const pathLinePattern = new RegExp(`^Path: ${offloadMount}(${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}})$`);
+const sizeLinePattern = /^Original size: (\d+) bytes, about (\d+) tokens, /;
+
+/**
+ * The header of an offload preview, when `text` starts with one; undefined otherwise. Only the
+ * words are checked: whether the result is stored is the store's to say (a tool can write a header too).
+ */
+export function readPreviewHeader(text: string): PreviewHeader | undefined {
+  if (!text.startsWith('[Stored tool result] ')) return undefined;
+  // The header's five lines: the first line, the path, the size, what was stored, how to read.
+  const lines: string[] = [];
+  for (let start = 0; lines.length < 5; ) {
+    const end = text.indexOf('\n', start);
+    lines.push(text.slice(start, end === -1 ? text.length : end));
+    if (end === -1) break;
+    start = end + 1;
+  }
+  if (lines.length < 5 || !headerLinePattern.test(lines[0]!) || !lines[3]!.startsWith('Stored: ')) return undefined;
+  const key = pathLinePattern.exec(lines[1]!)?.[1];
+  const size = sizeLinePattern.exec(lines[2]!);
+  if (key === undefined || size === null) return undefined;
+  // The reading line points after the lines shown; with none shown, read from the start.
+  lines[4] = lines[4]!.replace(/"offset":\d+,"limit":100\}/, '"offset":0,"limit":100}');
+  return {
+    key,
+    path: `${offloadMount}${key}`,
+    originalBytes: Number(size[1]),
+    originalTokens: Number(size[2]),
+    headerOnly: lines.join('\n'),
+  };
 }

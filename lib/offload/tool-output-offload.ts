@@ -3,13 +3,21 @@ import { joinText, toContent } from '../shared/content.js';
 import { isQuotaError } from '../shared/errors.js';
 import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
-import type { ContextRequest, FittedContext } from './context-request.js';
+import { ContextFitter } from './context-budget.js';
+import type { ContextBudget, ContextRequest, FittedContext } from './context-request.js';
 import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { MountedOffloadBackend } from './mounted-backend.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadResultInput, offloadResult } from './offload-result.js';
-import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
+import {
+  type OffloadLimits,
+  type ResolvedContextBudget,
+  resolveContextBudget,
+  resolveLimits,
+  resolveToolLimits,
+  type ToolLimits,
+} from './options.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
 import { offloadKey, offloadMount, resultPath } from './result-path.js';
 import {
@@ -32,6 +40,12 @@ export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
   tools?: { [toolName: string]: { thresholdTokens: number } };
   /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
   store?: WritableOffloadStore;
+  /**
+   * A budget for each model request (C1–C7): over `maxRequestTokens` estimated tokens, the oldest
+   * tool results are cleared from the request (history keeps them), each shown as a pointer to
+   * where it is stored. Needs a store with `cleared` and `recordRequest` (the built-in ones).
+   */
+  contextBudget?: ContextBudget;
 }
 
 const optionNames: ReadonlySet<string> = new Set([
@@ -44,6 +58,7 @@ const optionNames: ReadonlySet<string> = new Set([
   'estimateTokens',
   'tools',
   'store',
+  'contextBudget',
 ]);
 
 /** A result one of the runtime's calls produced, to stage before its commit is applied. */
@@ -82,6 +97,10 @@ export class ToolOutputOffload {
   readonly tools: ToolLimits;
   /** How tokens are counted (the `estimateTokens` option, checked). */
   readonly measure: TokenMeasure;
+  /** The `contextBudget` option with its defaults filled in (frozen), or undefined without one. */
+  readonly contextBudget: ResolvedContextBudget | undefined;
+  /** fitContext's pipeline, with its token counts and the ledger's queue. */
+  readonly #fitter: ContextFitter;
   /** The store it made (no `store` option): closed by `close()`. */
   readonly #ownStore: WritableOffloadStore | undefined;
   /**
@@ -110,8 +129,21 @@ export class ToolOutputOffload {
     if (typeof store?.stage !== 'function' || typeof store.apply !== 'function') {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore with its write contract (stage, apply, …)');
     }
+    this.contextBudget = resolveContextBudget(options.contextBudget);
+    if (this.contextBudget && (typeof store.cleared !== 'function' || typeof store.recordRequest !== 'function')) {
+      throw new TypeError(
+        'ToolOutputOffload: contextBudget needs a store that records what it clears (cleared and recordRequest, as the built-in stores do)',
+      );
+    }
     this.#ownStore = options.store === undefined ? store : undefined;
     this.store = store;
+    this.#fitter = new ContextFitter({
+      store,
+      measure: this.measure,
+      budget: this.contextBudget,
+      limits: this.limits,
+      onStored: (threadId, key) => this.#rememberStored(threadId, key),
+    });
   }
 
   /** A read-only view of one thread's stored results, to mount at `ToolOutputOffload.mount` in a CompositeBackend (O6). */
@@ -207,13 +239,14 @@ export class ToolOutputOffload {
 
   /**
    * Fits one model request to the context budget (C1–C7) and measures it for the context ledger:
-   * which tool results to send as pointers or cut previews instead, and what to tell the app.
-   * Every way in calls it before each model call; a store failure never fails it (S3).
+   * which tool results to send as pointers or cut previews instead (by index into its messages),
+   * and what to tell the app. Every way in calls it before each model call, budget or not (the
+   * ledger records every request); the request itself, and history, are never changed. A store
+   * failure never fails it (S3): nothing new is cleared then. A malformed request is a TypeError
+   * naming the field.
    */
-  async fitContext(request: ContextRequest): Promise<FittedContext> {
-    // Placeholder until the budget lands: nothing replaced.
-    void request;
-    return { replacements: new Map(), events: [], tokens: 0 };
+  fitContext(request: ContextRequest): Promise<FittedContext> {
+    return this.#fitter.fit(request);
   }
 
   /**

@@ -320,7 +320,7 @@ describe('withOffload (AI SDK 7)', () => {
     const misspelt = { threadId: 't', onevent: () => {} } as never;
     expect(() => withOffload(offload, {}, misspelt)).toThrow(TypeError);
     expect(() => withOffload(offload, {}, misspelt)).toThrow(
-      'withOffload: unknown option "onevent"; the options are threadId, onEvent',
+      'withOffload: unknown option "onevent"; the options are threadId, onEvent, prepareStep',
     );
     expect(() => withOffload(offload, {}, { threadId: 't', a: 1, b: 2 } as never)).toThrow(/unknown option "a", "b"/);
   });

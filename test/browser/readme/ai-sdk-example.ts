@@ -41,14 +41,15 @@ const model = new MockLanguageModelV4({
 });
 
 const offload = new ToolOutputOffload({ maxTotalBytes: 8 << 20 });
-const { tools, system } = withOffload(
+const { tools, system, prepareStep } = withOffload(
   offload,
   { search_logs: searchLogs },
-  { threadId: 'chat-1', onEvent: (event) => console.log(event.type, event.toolName) },
+  { threadId: 'chat-1', onEvent: (event) => console.log(event.type, event.threadId) },
 );
 const result = await generateText({
   model,
   tools,
+  prepareStep,
   instructions: `You answer questions about our services.\n${system}`,
   prompt: 'How is checkout doing?',
   stopWhen: stepCountIs(5),
