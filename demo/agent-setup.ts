@@ -22,31 +22,11 @@ export const SMALL_MODEL_TOKENS = 8000;
 
 /** What the demo's offloads share; the budget switch picks one with a context budget or one without. */
 const offloadOptions: ToolOutputOffloadOptions = { maxTotalBytes, maxResultBytes, store };
-/** With the budget: every model request is fitted to SMALL_MODEL_TOKENS, the oldest results cleared first (C1–C7). */
-const smallModelOptions: ToolOutputOffloadOptions & { contextBudget: { maxRequestTokens: number } } = {
-  ...offloadOptions,
-  contextBudget: { maxRequestTokens: SMALL_MODEL_TOKENS },
+const offloads = {
+  whole: new ToolOutputOffload(offloadOptions),
+  // Every model request fitted to SMALL_MODEL_TOKENS, the oldest results cleared first (C1–C7).
+  small: new ToolOutputOffload({ ...offloadOptions, contextBudget: { maxRequestTokens: SMALL_MODEL_TOKENS } }),
 };
-
-/**
- * The small model's offload, or the whole one where this build's ToolOutputOffload has no
- * contextBudget yet (it rejects the option by name): then the switch is off and says why.
- */
-function smallModelOffload(whole: ToolOutputOffload): { offload: ToolOutputOffload; missing?: string } {
-  try {
-    return { offload: new ToolOutputOffload(smallModelOptions) };
-  } catch (error) {
-    if (!(error instanceof TypeError && error.message.includes('"contextBudget"'))) throw error;
-    return { offload: whole, missing: error.message };
-  }
-}
-
-const whole = new ToolOutputOffload(offloadOptions);
-const small = smallModelOffload(whole);
-const offloads = { whole, small: small.offload };
-
-/** Why the budget switch cannot be used in this build (no contextBudget option); undefined when it can. */
-export const budgetMissing = small.missing;
 
 /** The budget switch: off, the model gets every request whole; on, each is fitted to SMALL_MODEL_TOKENS. */
 export type Budget = keyof typeof offloads;

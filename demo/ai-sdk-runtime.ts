@@ -154,27 +154,6 @@ function asAiTool(packageTool: PackageTool, progress: Progress): Tool {
   }) as Tool;
 }
 
-/**
- * withOffload with the page's step hook, as `withOffload(..., { prepareStep })` takes it, and the
- * step hook to pass to generateText. An adapter without the option (it rejects the name; before
- * the context budget, issue 23) gets none, and the page's hook runs alone.
- */
-function offloadedTools(
-  offload: FrameworkRuntimeOptions['offload'],
-  appTools: ToolSet,
-  threadId: string,
-  showStep: PrepareStepFunction<ToolSet>,
-) {
-  try {
-    const offloaded = withOffload(offload, appTools, { threadId, prepareStep: showStep } as { threadId: string });
-    const own = (offloaded as { prepareStep?: PrepareStepFunction<ToolSet> }).prepareStep;
-    return { ...offloaded, prepareStep: own ?? showStep };
-  } catch (error) {
-    if (!(error instanceof TypeError && error.message.includes('"prepareStep"'))) throw error;
-    return { ...withOffload(offload, appTools, { threadId }), prepareStep: showStep };
-  }
-}
-
 const historyKey = (threadId: string) => `ai-sdk:${threadId}`;
 
 const history = (store: HistoryStore, threadId: string) => loadHistory<ModelMessage>(store, historyKey(threadId));
@@ -206,7 +185,7 @@ export function aiSdkRuntime(options: FrameworkRuntimeOptions) {
       };
       // Per thread: toModelOutput is not told which chat it runs for. withOffload's prepareStep fits
       // each request to the context budget and writes the ledger, after the page's hook (C1–C7).
-      const { tools, system, prepareStep } = offloadedTools(offload, appTools, threadId, showStep);
+      const { tools, system, prepareStep } = withOffload(offload, appTools, { threadId, prepareStep: showStep });
       try {
         const result = await generateText({
           model,

@@ -6,7 +6,6 @@ import type { Message, RunResult, ToolCall } from '../lib/agent.js';
 import { ToolOutputOffload } from '../lib/index.js';
 import {
   type Budget,
-  budgetMissing,
   checkpointer,
   type ModelSettings,
   type RuntimeName,
@@ -206,15 +205,12 @@ export function App() {
         </label>
         <label
           class="budget"
-          title={
-            budgetMissing ??
-            `Fit every model request to ${SMALL_MODEL_TOKENS.toLocaleString('en')} estimated tokens (contextBudget), as an on-device model needs`
-          }
+          title={`Fit every model request to ${SMALL_MODEL_TOKENS.toLocaleString('en')} estimated tokens (contextBudget), as an on-device model needs`}
         >
           <input
             type="checkbox"
-            checked={budget === 'small' && !budgetMissing}
-            disabled={busy || budgetMissing !== undefined}
+            checked={budget === 'small'}
+            disabled={busy}
             onChange={(event) => {
               const next: Budget = (event.target as HTMLInputElement).checked ? 'small' : 'whole';
               saveBudget(next);
