@@ -2,7 +2,7 @@ import { chosenModel, type ModelSettings } from '../examples/shared/model-choice
 import { type Progress, progressReporter } from '../examples/shared/progress.js';
 import { readingFileTools } from '../examples/shared/reading-tools.js';
 import { type Agent, createAgent, IndexedDbCheckpointer } from '../lib/agent.js';
-import { IndexedDbOffloadStore, ToolOutputOffload } from '../lib/index.js';
+import { IndexedDbOffloadStore, ToolOutputOffload, type ToolOutputOffloadOptions } from '../lib/index.js';
 import { aiSdkRuntime } from './ai-sdk-runtime.js';
 import { demoTools } from './demo-tools.js';
 import { langChainRuntime } from './langchain-runtime.js';
@@ -16,7 +16,20 @@ const maxResultBytes = 2 * 1024 * 1024;
 /** Shared by every agent the page builds, so the thread and the stored results outlive a model switch and a reload. */
 export const store = new IndexedDbOffloadStore({ name: 'tool-output-offload-demo' });
 export const checkpointer = new IndexedDbCheckpointer({ name: 'tool-output-offload-demo-threads' });
-const offload = new ToolOutputOffload({ maxTotalBytes, maxResultBytes, store });
+
+/** The budget switch's model: an on-device model's window, as Chrome's built-in one (about 9,216 tokens). */
+export const SMALL_MODEL_TOKENS = 8000;
+
+/** What the demo's offloads share; the budget switch picks one with a context budget or one without. */
+const offloadOptions: ToolOutputOffloadOptions = { maxTotalBytes, maxResultBytes, store };
+const offloads = {
+  whole: new ToolOutputOffload(offloadOptions),
+  // Every model request fitted to SMALL_MODEL_TOKENS, the oldest results cleared first (C1–C7).
+  small: new ToolOutputOffload({ ...offloadOptions, contextBudget: { maxRequestTokens: SMALL_MODEL_TOKENS } }),
+};
+
+/** The budget switch: off, the model gets every request whole; on, each is fitted to SMALL_MODEL_TOKENS. */
+export type Budget = keyof typeof offloads;
 
 export type { ModelSettings };
 
@@ -38,14 +51,17 @@ export const runtimes = {
   // The AI SDK's generateText with `withOffload`.
   'ai-sdk': {
     label: 'Vercel AI SDK (withOffload)',
-    build: (settings, progress) => aiSdkRuntime(frameworkOptions(settings, progress)),
+    build: (settings, progress, budget) => aiSdkRuntime(frameworkOptions(settings, progress, budget)),
   },
   // LangChain.js's createAgent with `offloadMiddleware`.
   langchain: {
     label: 'LangChain.js (offloadMiddleware)',
-    build: (settings, progress) => langChainRuntime(frameworkOptions(settings, progress)),
+    build: (settings, progress, budget) => langChainRuntime(frameworkOptions(settings, progress, budget)),
   },
-} satisfies Record<string, { label: string; build(settings: ModelSettings, progress: Progress): DemoAgent }>;
+} satisfies Record<
+  string,
+  { label: string; build(settings: ModelSettings, progress: Progress, budget: Budget): DemoAgent }
+>;
 
 export type RuntimeName = keyof typeof runtimes;
 
@@ -57,11 +73,11 @@ export function isRuntimeName(name: unknown): name is RuntimeName {
  * What the framework runtimes are given: the same model, tools, store and system prompt as the
  * built-in one; each keeps its thread history in the same checkpointer database, in its own form.
  */
-function frameworkOptions(settings: ModelSettings, progress: Progress) {
+function frameworkOptions(settings: ModelSettings, progress: Progress, budget: Budget) {
   return {
     model: chosenModel(settings, offlineModel),
     tools: demoTools(),
-    offload,
+    offload: offloads[budget],
     systemPrompt,
     histories: checkpointer,
     progress,
@@ -69,7 +85,8 @@ function frameworkOptions(settings: ModelSettings, progress: Progress) {
 }
 
 /** The demo's agent: the chosen model, the demo tools plus file tools over the offload's mount. */
-function buildAgent(settings: ModelSettings, progress: Progress): Agent {
+function buildAgent(settings: ModelSettings, progress: Progress, budget: Budget): Agent {
+  const offload = offloads[budget];
   return createAgent({
     model: chosenModel(settings, offlineModel),
     tools: [...demoTools(), ...readingFileTools(offload)],

@@ -1,4 +1,14 @@
-import { generateText, jsonSchema, type LanguageModel, type ModelMessage, stepCountIs, type Tool, tool } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  type LanguageModel,
+  type ModelMessage,
+  type PrepareStepFunction,
+  stepCountIs,
+  type Tool,
+  type ToolSet,
+  tool,
+} from 'ai';
 import { withOffload } from '../adapters/ai-sdk/index.js';
 import type { Progress } from '../examples/shared/progress.js';
 import {
@@ -168,8 +178,14 @@ export function aiSdkRuntime(options: FrameworkRuntimeOptions) {
     },
     async run(input: string, { threadId, signal }: { threadId: string; signal?: AbortSignal }): Promise<RunResult> {
       const before: ModelMessage[] = [...(await history(histories, threadId)), { role: 'user', content: input }];
-      // Per thread: toModelOutput is not told which chat it runs for.
-      const { tools, system } = withOffload(offload, appTools, { threadId });
+      // The page's own step hook: it shows the thread as each step begins.
+      const showStep: PrepareStepFunction<ToolSet> = ({ messages }) => {
+        progress.onStep(shown(messages));
+        return {};
+      };
+      // Per thread: toModelOutput is not told which chat it runs for. withOffload's prepareStep fits
+      // each request to the context budget and writes the ledger, after the page's hook (C1–C7).
+      const { tools, system, prepareStep } = withOffload(offload, appTools, { threadId, prepareStep: showStep });
       try {
         const result = await generateText({
           model,
@@ -178,10 +194,7 @@ export function aiSdkRuntime(options: FrameworkRuntimeOptions) {
           messages: before,
           stopWhen: stepCountIs(25),
           ...(signal ? { abortSignal: signal } : {}),
-          prepareStep: ({ messages }) => {
-            progress.onStep(shown(messages));
-            return {};
-          },
+          prepareStep,
         });
         const after = [...before, ...result.responseMessages];
         await histories.save(historyKey(threadId), after);

@@ -4,12 +4,22 @@ import { Conversation } from '../examples/shared/conversation.js';
 import { ModelSettingsBox } from '../examples/shared/model-settings.js';
 import type { Message, RunResult, ToolCall } from '../lib/agent.js';
 import { ToolOutputOffload } from '../lib/index.js';
-import { checkpointer, type ModelSettings, type RuntimeName, runtimes, store } from './agent-setup.js';
+import {
+  type Budget,
+  checkpointer,
+  type ModelSettings,
+  type RuntimeName,
+  runtimes,
+  SMALL_MODEL_TOKENS,
+  store,
+} from './agent-setup.js';
 import {
   currentThread,
+  loadBudget,
   loadModelSettings,
   loadRuntime,
   runMarker,
+  saveBudget,
   saveModelSettings,
   saveRuntime,
   startNewThread,
@@ -59,7 +69,9 @@ const intro = (
     </p>
     <p class="muted">
       Results over the threshold are stored under <code>{ToolOutputOffload.mount}</code>; the model (and this page) sees
-      only a header and the first lines. The inspector on the right shows what is stored.
+      only a header and the first lines. The inspector shows what is stored. Switch on <em>small model</em> and the
+      requests are kept under {SMALL_MODEL_TOKENS.toLocaleString('en')} tokens: the oldest results are cleared from them
+      (still readable at their paths), and the inspector marks them.
     </p>
   </>
 );
@@ -71,31 +83,36 @@ export function App() {
   const [state, setState] = useState<RunState>({ kind: 'loading' });
   const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
   const [runtime, setRuntime] = useState<RuntimeName>(loadRuntime);
+  const [budget, setBudget] = useState<Budget>(loadBudget);
   const controller = useRef<AbortController>(undefined);
   // The reply streaming in: shown as an assistant bubble until the step's message replaces it.
   const [streaming, setStreaming] = useState<{ text: string; toolCalls: ToolCall[] } | null>(null);
 
   const agent = useMemo(() => {
     const running = new Map<string, number>();
-    return runtimes[runtime].build(settings, {
-      onStep: (thread) => {
-        setStreaming(null);
-        setMessages([...thread]);
+    return runtimes[runtime].build(
+      settings,
+      {
+        onStep: (thread) => {
+          setStreaming(null);
+          setMessages([...thread]);
+        },
+        onStream: (part) =>
+          setStreaming((now) => {
+            const shown = now ?? { text: '', toolCalls: [] };
+            return part.type === 'text-delta'
+              ? { ...shown, text: shown.text + part.text }
+              : { ...shown, toolCalls: [...shown.toolCalls, { id: part.id, name: part.name, args: part.args }] };
+          }),
+        onTool: (name, started) => {
+          running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));
+          const tools = [...running].filter(([, n]) => n > 0).map(([tool]) => tool);
+          setState((s) => (s.kind === 'running' ? { ...s, tools } : s));
+        },
       },
-      onStream: (part) =>
-        setStreaming((now) => {
-          const shown = now ?? { text: '', toolCalls: [] };
-          return part.type === 'text-delta'
-            ? { ...shown, text: shown.text + part.text }
-            : { ...shown, toolCalls: [...shown.toolCalls, { id: part.id, name: part.name, args: part.args }] };
-        }),
-      onTool: (name, started) => {
-        running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));
-        const tools = [...running].filter(([, n]) => n > 0).map(([tool]) => tool);
-        setState((s) => (s.kind === 'running' ? { ...s, tools } : s));
-      },
-    });
-  }, [settings, runtime]);
+      budget,
+    );
+  }, [settings, runtime, budget]);
 
   const busy = state.kind === 'running' || state.kind === 'loading';
 
@@ -185,6 +202,22 @@ export function App() {
               </option>
             ))}
           </select>
+        </label>
+        <label
+          class="budget"
+          title={`Fit every model request to ${SMALL_MODEL_TOKENS.toLocaleString('en')} estimated tokens (contextBudget), as an on-device model needs`}
+        >
+          <input
+            type="checkbox"
+            checked={budget === 'small'}
+            disabled={busy}
+            onChange={(event) => {
+              const next: Budget = (event.target as HTMLInputElement).checked ? 'small' : 'whole';
+              saveBudget(next);
+              setBudget(next);
+            }}
+          />{' '}
+          small model: {SMALL_MODEL_TOKENS.toLocaleString('en')} tokens
         </label>
         <span class="muted thread" title="Thread id">
           {threadId}

@@ -67,7 +67,7 @@ function firstSummary(turn: Turn): string {
       'The API reference pushed the store over its 3 MiB bound, so the oldest result (the log search) was evicted: reading it again is now an error that says so. Run the search again if you need it.',
     );
   }
-  paragraphs.push('The inspector on the right shows every stored result, the exact preview I saw, and the evictions.');
+  paragraphs.push('The inspector shows every stored result, the exact preview I saw, and the evictions.');
   return paragraphs.join('\n\n');
 }
 

@@ -1,4 +1,4 @@
-import { isRuntimeName, type ModelSettings, type RuntimeName } from './agent-setup.js';
+import { type Budget, isRuntimeName, type ModelSettings, type RuntimeName } from './agent-setup.js';
 
 // What the page remembers between loads. The API key lives in sessionStorage only: it is gone when
 // the tab closes and is never written to localStorage or IndexedDB.
@@ -10,7 +10,17 @@ const keys = {
   model: `${prefix}model`,
   apiKey: `${prefix}api-key`,
   runtime: `${prefix}runtime`,
+  budget: `${prefix}budget`,
 };
+
+/** The budget switch: a small model's budget only when it was switched on. */
+export function loadBudget(): Budget {
+  return localStorage.getItem(keys.budget) === 'small' ? 'small' : 'whole';
+}
+
+export function saveBudget(budget: Budget): void {
+  localStorage.setItem(keys.budget, budget);
+}
 
 /** The runtime the page runs the agent with; built-in unless another was chosen. */
 export function loadRuntime(): RuntimeName {

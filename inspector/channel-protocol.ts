@@ -25,7 +25,11 @@ import { isBound, isStoreInfo } from './store-info.js';
  * given or 'info' reports. So did 'requests' (a thread's context ledger, in pages:
  * inspector/context-wire.ts) and the change type 'request': an older side never answers the
  * request (the Context tab says it could not read the ledger), and its notices naming 'request'
- * are sent apart from the others, so an older panel, which drops them, misses nothing else.
+ * are sent apart from the others, so an older panel, which drops them, misses nothing else. So did
+ * 'cleared' (a thread's results cleared from its model requests, answered with a list of records):
+ * an older side never answers it, and the panel marks none. And 'latestRequest' (the newest record of
+ * a thread's ledger, after a step when given, or null), for the budget beside a gauge: one record
+ * crosses, not the ledger; an older side never answers it, and the panel shows no budget.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
  * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
@@ -46,7 +50,9 @@ export type RequestOp =
   | 'read'
   | 'info'
   | 'unreadable'
-  | 'requests';
+  | 'requests'
+  | 'cleared'
+  | 'latestRequest';
 
 export type InspectorRequest =
   | {
@@ -59,9 +65,10 @@ export type InspectorRequest =
     }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound'; threadId: string }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound' | 'cleared'; threadId: string }
   | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number };
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number }
+  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'latestRequest'; threadId: string; after?: number };
 
 /** A request without its envelope: what the panel asks. */
 export type RequestBody = InspectorRequest extends infer R
@@ -152,10 +159,14 @@ export function parseRequest(data: unknown): InspectorRequest | undefined {
     return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
   }
   if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
-  if ((op === 'totalBytes' || op === 'bound') && isString(data.threadId)) {
+  if ((op === 'totalBytes' || op === 'bound' || op === 'cleared') && isString(data.threadId)) {
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
   }
-  if (op === 'requests' && isString(threadId) && (data.after === undefined || isStep(data.after))) {
+  if (
+    (op === 'requests' || op === 'latestRequest') &&
+    isString(threadId) &&
+    (data.after === undefined || isStep(data.after))
+  ) {
     const { after } = data;
     return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
   }
@@ -259,6 +270,9 @@ export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
   read: isString,
   info: isStoreInfo,
   requests: isLedgerAnswer,
+  cleared: isRecordList,
+  // null: the thread has no record (after the step asked), or the store keeps no ledger.
+  latestRequest: (value) => value === null || isObject(value),
 };
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
+import { ClearedMark } from './cleared-mark.js';
 import { clip, formatBytes, formatCount, formatTime } from './format.js';
 import { ProblemMark } from './problem-mark.js';
 import type { EntryRow, EvictionRow } from './records.js';
@@ -23,6 +24,8 @@ interface EntryDetailProps {
   /** The key's latest eviction, if any. */
   eviction: EvictionRow | undefined;
   now: number;
+  /** The step since which its result is cleared from the thread's requests, if it is. */
+  clearedSince?: number;
   onClose(): void;
 }
 
@@ -49,7 +52,7 @@ function selectContents(element: Element | null): void {
 const PREVIEW_CHARS = 200_000;
 
 /** Exactly the preview the model was shown, beside the stored text (read on demand, paged). */
-export function EntryDetail({ source, selected, live, eviction, now, onClose }: EntryDetailProps) {
+export function EntryDetail({ source, selected, live, eviction, now, clearedSince, onClose }: EntryDetailProps) {
   const info = live ?? selected.entry;
   const toolName = info?.toolName ?? eviction?.toolName;
   const text = useStoredText(source, selected, live ? live.seq : -1);
@@ -98,6 +101,7 @@ export function EntryDetail({ source, selected, live, eviction, now, onClose }: 
         )}
         {info && <span>≈{formatCount(info.estimatedTokens)} tokens</span>}
         {info && <span>stored at {formatTime(info.createdAt, now)}</span>}
+        {clearedSince !== undefined && <ClearedMark step={clearedSince} />}
         {!live && eviction && (
           <span class="cut">
             evicted ({clip(eviction.reason, 40)}) at {formatTime(eviction.at, now)}

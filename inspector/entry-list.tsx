@@ -1,6 +1,8 @@
-import { useId, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
+import { ClearedMark } from './cleared-mark.js';
 import { clip, formatAge, formatBytes, formatCount, isoTime } from './format.js';
+import { PathText } from './path-text.js';
 import { ProblemMark } from './problem-mark.js';
 import type { EntryRow } from './records.js';
 import { type ColumnId, columns, entryId, type Sort } from './rows.js';
@@ -16,6 +18,10 @@ interface EntryListProps {
   now: number;
   /** Total entries before filtering, to say why the list is empty. */
   total: number;
+  /** The step since which the entry's result is cleared from the thread's requests; undefined when it is not. */
+  clearedSince?(entry: EntryRow): number | undefined;
+  /** Told the threads of the rows in view, so their cleared results are read. */
+  onThreadsInView?(threads: readonly string[]): void;
 }
 
 /** A text cell: clipped, so a huge field stays one cheap line. */
@@ -28,20 +34,22 @@ function TextCell({ text, mono }: { text: string; mono?: boolean }) {
   );
 }
 
-function Cells({ entry, now }: { entry: EntryRow; now: number }) {
+function Cells({ entry, now, cleared }: { entry: EntryRow; now: number; cleared: number | undefined }) {
   const stored = entry.truncated
     ? `${formatBytes(entry.bytes)} of ${formatBytes(entry.originalBytes)}`
     : formatBytes(entry.bytes);
-  const path = clip(entry.path);
   return (
     <>
-      <td class="cell mono" title={path}>
+      <td class="cell mono path-cell">
         <ProblemMark problems={entry.problems} />
-        <span class="path-text">{path}</span>
+        <PathText path={entry.path} />
+        {cleared !== undefined && <ClearedMark step={cleared} short />}
       </td>
       <TextCell text={entry.threadId} />
       <TextCell text={entry.toolName} />
-      <td class="cell num">{stored}</td>
+      <td class="cell num" title={stored}>
+        {stored}
+      </td>
       <td class="cell num">{formatCount(entry.estimatedTokens)}</td>
       <td class={entry.truncated ? 'cell cut' : 'cell muted'}>{entry.truncated ? 'cut' : 'no'}</td>
       <td class="cell num" title={isoTime(entry.createdAt) ?? 'no valid time'}>
@@ -83,7 +91,17 @@ function moveFor(key: string, page: number): ((index: number, last: number) => n
  * The entries table: sortable headers, virtualized rows. The grid holds focus and points at the
  * active row (aria-activedescendant): arrows, Page Up/Down, Home/End move it; Enter selects.
  */
-export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total }: EntryListProps) {
+export function EntryList({
+  rows,
+  sort,
+  onSort,
+  selectedId,
+  onSelect,
+  now,
+  total,
+  clearedSince,
+  onThreadsInView,
+}: EntryListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const gridRef = useRef<HTMLTableElement>(null);
   const idPrefix = useId();
@@ -125,6 +143,11 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
     }
   };
 
+  const items = virtualizer.getVirtualItems();
+  const inView = [...new Set(items.map((item) => rows[item.index]?.threadId ?? ''))].filter((id) => id !== '');
+  const inViewKey = inView.join('\u0000');
+  useEffect(() => onThreadsInView?.(inView), [inViewKey, onThreadsInView]);
+
   const rowId = (index: number) => `${idPrefix}-row-${index}`;
   return (
     <div class="scroller" ref={scrollRef}>
@@ -164,7 +187,7 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
               </td>
             </tr>
           )}
-          {virtualizer.getVirtualItems().map((item) => {
+          {items.map((item) => {
             const entry = rows[item.index];
             if (!entry) return null;
             const id = entryId(entry.threadId, entry.key);
@@ -184,7 +207,7 @@ export function EntryList({ rows, sort, onSort, selectedId, onSelect, now, total
                 }}
               >
                 <Boundary what="A row" retryKey={entry} fallback={rowFailed}>
-                  <Cells entry={entry} now={now} />
+                  <Cells entry={entry} now={now} cleared={clearedSince?.(entry)} />
                 </Boundary>
               </tr>
             );

@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { ClearedMark } from './cleared-mark.js';
 import { clip, formatBytes, formatCount, formatTime, isoTime } from './format.js';
 import { ProblemMark } from './problem-mark.js';
 import type { EvictionRow, FailureRow, UnreadableRow } from './records.js';
@@ -28,9 +29,11 @@ interface PathButtonProps {
   /** The tool whose result it was; absent in records logged before evictions named it. */
   toolName: string | undefined;
   onOpen(): void;
+  /** The step since which it is cleared from its thread's requests, if it is. */
+  cleared?: number | undefined;
 }
 
-function PathButton({ path, threadId, toolName, onOpen }: PathButtonProps) {
+function PathButton({ path, threadId, toolName, onOpen, cleared }: PathButtonProps) {
   return (
     <span>
       <button type="button" onClick={onOpen} title="Show details">
@@ -44,6 +47,12 @@ function PathButton({ path, threadId, toolName, onOpen }: PathButtonProps) {
         </>
       )}
       <span class="muted">{clip(threadId)}</span>
+      {cleared !== undefined && (
+        <>
+          {' '}
+          <ClearedMark step={cleared} />
+        </>
+      )}
     </span>
   );
 }
@@ -66,12 +75,21 @@ export function EvictionList({
   evictions,
   now,
   onOpen,
+  clearedSince,
+  onThreadsInView,
 }: {
   evictions: readonly EvictionRow[];
   now: number;
   onOpen(record: EvictionRow): void;
+  /** The step since which the evicted result is cleared from its thread's requests, if it is (C2: its pointer stays). */
+  clearedSince?(record: EvictionRow): number | undefined;
+  /** Told the threads of the records shown, so their cleared results are read. */
+  onThreadsInView?(threads: readonly string[]): void;
 }) {
   const { shown, more, hidden } = useShown(evictions);
+  const threads = [...new Set(shown.map((record) => record.threadId))];
+  const threadsKey = threads.join('\u0000');
+  useEffect(() => onThreadsInView?.(threads), [threadsKey, onThreadsInView]);
   if (evictions.length === 0) return <p class="empty">No evictions yet.</p>;
   return (
     <>
@@ -88,6 +106,7 @@ export function EvictionList({
               threadId={record.threadId}
               toolName={record.toolName}
               onOpen={() => onOpen(record)}
+              cleared={clearedSince?.(record)}
             />
             <span class="num">{formatBytes(record.bytes)}</span>
           </li>

@@ -9,12 +9,13 @@ import {
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { ledgerPage } from './context-wire.js';
+import { ledgerPage, readLedger } from './context-wire.js';
 import {
   assertInspectableStore,
   type InspectableStore,
   readKeyed,
   storeBound,
+  storeCleared,
   storeFailures,
   storeUnreadable,
 } from './inspectable-store.js';
@@ -66,6 +67,10 @@ function answer(store: InspectableStore, bound: number | undefined, request: Ins
       return readStoreInfo(store, bound);
     case 'requests':
       return ledgerPage(store, request.threadId, request.after);
+    case 'cleared':
+      return storeCleared(store, request.threadId);
+    case 'latestRequest':
+      return readLedger(store, request.threadId, request.after).then((records) => records?.at(-1) ?? null);
   }
 }
 

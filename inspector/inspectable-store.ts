@@ -11,13 +11,18 @@ export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' 
   unreadable?: OffloadStore['unreadable'];
   /** A thread's bound, for its gauge (the built-in stores report it). */
   bound?: OffloadStore['bound'];
-  /** A thread's context ledger, for the Context tab (the built-in stores keep it). */
+  /** A thread's context ledger, for the Context tab and the budget beside its gauge (the built-in stores keep it). */
   requests?: OffloadStore['requests'];
+  /** The results cleared from a thread's requests, for the "cleared" marks (the built-in stores keep them). */
+  cleared?: OffloadStore['cleared'];
   /** The origin's `navigator.storage.estimate()`, where the browser tells. */
   estimate?(): Promise<StorageEstimate | undefined>;
   /** The origin's `navigator.storage.persisted()`. */
   persisted?(): Promise<boolean>;
 };
+
+/** A result cleared from a thread's requests (the store's record; lib/index.ts names it through OffloadStore). */
+export type ClearedResult = Awaited<ReturnType<NonNullable<OffloadStore['cleared']>>>[number];
 
 const storeMethods = ['list', 'read', 'evictions', 'totalBytes', 'subscribe'] as const;
 
@@ -60,4 +65,9 @@ export function readKeyed<M extends 'list' | 'evictions'>(
 ): ReturnType<InspectableStore[M]> {
   const read = store[method] as (threadId?: string, options?: { keys: readonly string[] }) => unknown;
   return (keys ? read.call(store, threadId, { keys }) : read.call(store, threadId)) as ReturnType<InspectableStore[M]>;
+}
+
+/** Reads the thread's cleared results where the store keeps them (feature-detected), else none. */
+export function storeCleared(store: InspectableStore, threadId: string): Promise<ClearedResult[]> {
+  return typeof store.cleared === 'function' ? store.cleared(threadId) : Promise.resolve([]);
 }

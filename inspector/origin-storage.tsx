@@ -23,11 +23,17 @@ export function OriginStorage({ info }: { info: StoreInfo }) {
         ? ' The browser keeps it under storage pressure.'
         : ' The browser may clear it under storage pressure.';
   return (
-    <span
-      class="muted origin-storage"
-      title={`What this origin stores in all (IndexedDB, caches…), from navigator.storage.estimate().${persisted}`}
-    >
-      {text}
-    </span>
+    <>
+      {/* Its own item of the header: "this window · whole site on disk…", never run together. */}
+      <span class="sep" aria-hidden="true">
+        ·
+      </span>
+      <span
+        class="muted origin-storage"
+        title={`What this origin stores in all (IndexedDB, caches…), from navigator.storage.estimate().${persisted}`}
+      >
+        {text}
+      </span>
+    </>
   );
 }

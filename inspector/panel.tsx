@@ -1,5 +1,6 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
+import { type ThreadContext, useThreadContexts } from './cleared-marks.js';
 import { ContextTab } from './context-tab.js';
 import { EntryDetail, type Selected } from './entry-detail.js';
 import { EntryList } from './entry-list.js';
@@ -43,6 +44,18 @@ function liveEntry(entries: readonly EntryRow[], threadId: string, key: string):
   return undefined;
 }
 
+/** The step since which the thread's requests show a pointer instead of the result at `path`, if they do. */
+function clearedStep(contexts: ReadonlyMap<string, ThreadContext>, threadId: string, path: string): number | undefined {
+  return contexts.get(threadId)?.cleared.get(path);
+}
+
+/** Each thread's context budget, where its latest request had one. */
+function budgetsOf(contexts: ReadonlyMap<string, ThreadContext>): Map<string, number> {
+  const budgets = new Map<string, number>();
+  for (const [threadId, { budget }] of contexts) if (budget !== undefined) budgets.set(threadId, budget);
+  return budgets;
+}
+
 /** The records the filter lets through: the list itself when it filters nothing. */
 function matching<T extends EvictionRow | FailureRow>(records: readonly T[], filter: Filter): readonly T[] {
   if (filter.threadId === '' && filter.text === '') return records;
@@ -65,6 +78,16 @@ function unreadableMatching(records: readonly UnreadableRow[], filter: Filter): 
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
 export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const { snapshot, error, wantTotals } = useSnapshot(source);
+  const { contexts, want: wantContexts } = useThreadContexts(source);
+  const budgets = useMemo(() => budgetsOf(contexts), [contexts]);
+  // The gauges in view want their totals, bounds and budgets.
+  const wantGauges = useCallback(
+    (threads: readonly string[]) => {
+      wantTotals(threads);
+      wantContexts(threads);
+    },
+    [wantTotals, wantContexts],
+  );
   const info = useStoreInfo(source);
   const now = useNow();
   const [sort, setSort] = useState<Sort>(defaultSort);
@@ -160,7 +183,8 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
             totals={snapshot.totals}
             bounds={snapshot.bounds}
             bound={bound ?? info.bound}
-            wantTotals={wantTotals}
+            budgets={budgets}
+            wantTotals={wantGauges}
           />
         </Boundary>
       )}
@@ -189,9 +213,17 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
                 onSelect={selectEntry}
                 now={now}
                 total={entries.length}
+                clearedSince={(entry) => clearedStep(contexts, entry.threadId, entry.path)}
+                onThreadsInView={wantContexts}
               />
             ) : view === 'evictions' ? (
-              <EvictionList evictions={evictions} now={now} onOpen={selectEviction} />
+              <EvictionList
+                evictions={evictions}
+                now={now}
+                onOpen={selectEviction}
+                clearedSince={(record) => clearedStep(contexts, record.threadId, record.path)}
+                onThreadsInView={wantContexts}
+              />
             ) : view === 'context' ? (
               <ContextTab
                 source={source}
@@ -217,6 +249,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
               live={liveEntry(entries, selected.threadId, selected.key)}
               eviction={snapshot && latestEviction(snapshot.evictions, selected.threadId, selected.key)}
               now={now}
+              clearedSince={clearedStep(contexts, selected.threadId, selected.path)}
               onClose={() => setSelected(undefined)}
             />
           </Boundary>

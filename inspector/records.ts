@@ -1,4 +1,5 @@
 import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import { isStep } from './context-records.js';
 import { clip } from './format.js';
 
 /**
@@ -67,6 +68,14 @@ class Reader {
       value === undefined ? `${field} is missing` : `${field} is not true or false (got ${shown(value)})`,
     );
     return false;
+  }
+
+  /** A step of a thread's ledger: an integer ≥ 1, else NaN. */
+  step(field: string): number {
+    const value = this.fields[field];
+    if (isStep(value)) return value;
+    this.problems.push(value === undefined ? `${field} is missing` : `${field} is not a step (got ${shown(value)})`);
+    return Number.NaN;
   }
 
   done<T extends object>(record: T): T & Flagged {
@@ -150,4 +159,21 @@ export function toRows<T>(list: unknown, toRow: (value: unknown) => T | undefine
     else rows.push(row);
   }
   return { rows, skipped };
+}
+
+/** What the panel reads of a cleared result: which path of which thread, since which step. */
+export interface ClearedRow extends Flagged {
+  threadId: string;
+  toolCallId: string;
+  /** Absent for a file tool's page (its pointer names a call to repeat, not a path). */
+  path?: string;
+  step: number;
+}
+
+export function toClearedRow(value: unknown): ClearedRow | undefined {
+  if (!isFields(value)) return undefined;
+  const read = new Reader(value);
+  const row = { threadId: read.text('threadId'), toolCallId: read.text('toolCallId'), step: read.step('step') };
+  const path = read.optionalText('path');
+  return read.done(path === undefined ? row : { ...row, path });
 }

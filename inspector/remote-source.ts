@@ -10,7 +10,9 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
+import type { LedgerRecord } from './context-records.js';
 import { readLedgerPages } from './context-wire.js';
+import type { ClearedResult } from './inspectable-store.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
 import type { ChangeListener, PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';
@@ -117,6 +119,13 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     bound: async (threadId) => (await ask<number | null>({ op: 'bound', threadId })) ?? undefined,
     read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
     info: () => ask<StoreInfo>({ op: 'info' }),
+    cleared: (threadId) => ask<ClearedResult[]>({ op: 'cleared', threadId }),
+    latestRequest: async (threadId, latestOptions) =>
+      (await ask<LedgerRecord | null>({
+        op: 'latestRequest',
+        threadId,
+        ...(latestOptions?.after === undefined ? {} : { after: latestOptions.after }),
+      })) ?? undefined,
     // The context ledger comes in pages (inspector/context-wire.ts).
     requests: (threadId, ledgerOptions) =>
       readLedgerPages(

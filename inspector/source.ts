@@ -9,6 +9,7 @@ import type {
 import { isStep, type LedgerRecord } from './context-records.js';
 import type { LedgerReadOptions } from './context-wire.js';
 import { isCount } from './count.js';
+import type { ClearedResult } from './inspectable-store.js';
 import { shown } from './records.js';
 import { isBound, type StoreInfo } from './store-info.js';
 
@@ -63,11 +64,22 @@ export interface InspectorSource {
   /** A stored text, read when an entry is opened. */
   read(threadId: string, key: string): Promise<string>;
   /**
+   * The results cleared from the thread's model requests (`OffloadStore.cleared`, C2–C4), for the
+   * "cleared" marks; without this method, none are marked.
+   */
+  cleared?(threadId: string): Promise<ClearedResult[]>;
+  /**
    * The thread's context ledger (`OffloadStore.requests`), oldest first, for the Context tab; with
    * `options.after`, only the later steps' records (answering with more is fine). Undefined, or
    * no such method: the store keeps no ledger.
    */
   requests?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord[] | undefined>;
+  /**
+   * The newest record of the thread's context ledger (after `options.after`, when given), for the
+   * budget beside its gauge; undefined when there is none. Without this method, the last of
+   * `requests` is used.
+   */
+  latestRequest?(threadId: string, options?: LedgerReadOptions): Promise<LedgerRecord | undefined>;
   /** The bound and the origin's storage, where the source knows them; without this method, unknown. */
   info?(): Promise<StoreInfo>;
   /**
@@ -128,6 +140,8 @@ const methods = {
   info: 0,
   bound: 0,
   requests: 0,
+  cleared: 0,
+  latestRequest: 0,
 };
 
 /** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
@@ -166,6 +180,12 @@ export function panelSource(source: InspectorSource, label: string): PanelSource
     read: async (threadId, key) => source.read(threadId, key),
     info: async () => (source.info ? source.info() : {}),
     requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : undefined),
+    cleared: async (threadId) => (source.cleared ? source.cleared(threadId) : []),
+    latestRequest: async (threadId, options) => {
+      if (source.latestRequest) return source.latestRequest(threadId, options);
+      const records: unknown = source.requests ? await source.requests(threadId, options) : undefined;
+      return Array.isArray(records) ? records.at(-1) : undefined;
+    },
     onChange(listener) {
       const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
       return () => {

@@ -1,6 +1,13 @@
 import type { StoreEvent } from '../lib/index.js';
 import { readLedger } from './context-wire.js';
-import { type InspectableStore, readKeyed, storeBound, storeFailures, storeUnreadable } from './inspectable-store.js';
+import {
+  type InspectableStore,
+  readKeyed,
+  storeBound,
+  storeCleared,
+  storeFailures,
+  storeUnreadable,
+} from './inspectable-store.js';
 import { type ChangeListener, type InspectorSource, toSourceChange } from './source.js';
 import { readStoreInfo } from './store-info.js';
 
@@ -25,6 +32,8 @@ export function storeSource(store: InspectableStore): InspectorSource & { close(
     bound: (threadId) => storeBound(store, threadId),
     read: (threadId, key) => store.read(threadId, key),
     requests: (threadId, options) => readLedger(store, threadId, options?.after),
+    cleared: (threadId) => storeCleared(store, threadId),
+    latestRequest: async (threadId, options) => (await readLedger(store, threadId, options?.after))?.at(-1),
     // Each thread's bound comes from the store (`bound`); mountInspector's own option is the fallback.
     info: () => readStoreInfo(store, undefined),
     onChange(listener) {

@@ -5,9 +5,14 @@ import { contextCss } from './context-styles.js';
  * could pass down by inheritance (the only way page styles cross a shadow boundary).
  */
 export const ROW_HEIGHT = 28;
-/** Each thread's gauge takes this room in the (virtualized) strip of gauges. */
-export const GAUGE_WIDTH = 380;
+/** A column of gauges is at least this wide (a narrower strip shows one gauge a row, on two lines). */
+export const GAUGE_MIN_WIDTH = 500;
+/** A line of a gauge. */
 export const GAUGE_HEIGHT = 24;
+/** Rows of gauges in view; more are a scroll away. */
+export const GAUGE_ROWS = 3;
+/** The strip's padding and border, top and bottom. */
+export const GAUGES_CHROME = 13;
 export const PICKER_ROW_HEIGHT = 24;
 
 const css = `
@@ -47,6 +52,7 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
   border-bottom: 1px solid var(--border); background: var(--bg-alt);
 }
 .toolbar .title { margin-right: auto; display: flex; flex-wrap: wrap; gap: 0 8px; align-items: baseline; }
+.title .sep { color: var(--fg-muted); }
 .toolbar input[type="search"] { width: 16em; }
 .picker { position: relative; }
 .picker input { width: 14em; }
@@ -62,12 +68,17 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .error { color: var(--danger); padding: 4px 8px; }
 .status { color: var(--fg-muted); padding: 0 8px; min-height: 1.4em; }
 .status:empty { min-height: 0; }
-.gauges { padding: 6px 8px; overflow-x: auto; overflow-y: hidden; flex: none; border-bottom: 1px solid var(--border); }
+.gauges { padding: 6px 8px; overflow-x: hidden; overflow-y: auto; flex: none; border-bottom: 1px solid var(--border); }
 .gauges-track { position: relative; }
-.gauge-slot { position: absolute; left: 0; top: 0; width: ${GAUGE_WIDTH - 16}px; height: ${GAUGE_HEIGHT}px; }
-.gauge { display: grid; grid-template-columns: minmax(0, max-content) 120px auto; gap: 6px; align-items: center;
-  height: 100%; white-space: nowrap; }
+.gauge-row { position: absolute; left: 0; right: 0; top: 0; display: grid; gap: 0 16px; }
+.gauge { display: grid; grid-template-columns: minmax(7em, max-content) minmax(48px, 120px) max-content max-content; gap: 0 6px;
+  align-items: center; min-width: 0; white-space: nowrap; }
+${/* One gauge a row, narrower than its line: the name and the figures above, the bar and the budget below. */ ''}
+.gauges.narrow .gauge { grid-template-columns: minmax(0, 1fr) max-content; grid-template-rows: 1fr 1fr; }
+.gauges.narrow .gauge-bar { width: 100%; grid-row: 2; grid-column: 1; }
+.gauges.narrow .gauge-budget { grid-row: 2; grid-column: 2; }
 .gauge-name { overflow: hidden; text-overflow: ellipsis; }
+.gauge-budget { color: var(--fg-muted); }
 .gauge-bar { appearance: none; width: 120px; height: 8px; border-radius: 4px; background: var(--bg-hover); }
 .gauge-bar::-webkit-meter-bar { background: var(--bg-hover); border: none; border-radius: 4px; height: 8px; }
 .gauge-bar::-webkit-meter-optimum-value { background: var(--gauge); border-radius: 4px; }
@@ -79,16 +90,16 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 .tabs [role="tab"][aria-selected="true"] { background: var(--bg-active); font-weight: 600; }
 .body { flex: 1; min-height: 0; display: flex; }
 .body > * { min-width: 0; }
-.tabpanel { flex: 1 1 40%; display: flex; flex-direction: column; min-height: 0; container: list / inline-size; }
-.detail { flex: 1 1 60%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
+.tabpanel { flex: 1 1 36%; display: flex; flex-direction: column; min-height: 0; container: list / inline-size; }
+.detail { flex: 1 1 64%; border-left: 1px solid var(--border); display: flex; flex-direction: column; min-height: 0;
   container: detail / inline-size; }
-/* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */
+${/* A narrow panel shows the list, or the selected entry in its place (closing it returns to the list). */ ''}
 @container panel (max-width: 760px) {
   .has-detail .tabs, .has-detail .tabpanel, .has-detail .gauges { display: none; }
   .detail { border-left: none; }
 }
-/* Qualified so it outranks the side-by-side .panes rule below it. */
-@container detail (max-width: 440px) {
+${/* The preview beside the stored text only where each gets a readable width; else the preview above it. */ ''}
+@container detail (max-width: 879px) {
   .detail .panes { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 2fr); }
   .detail .pane + .pane { border-left: none; }
 }
@@ -96,10 +107,10 @@ h2, h3 { font-size: 13px; margin: 0; font-weight: 600; }
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
-.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1.2fr) minmax(5em, 1.2fr) 11em 6.5em 3.5em 4.5em; }
-/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */
+.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1fr) minmax(9em, 1.2fr) 10.5em 6em 3.5em 4em; }
+${/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */ ''}
 @container list (max-width: 640px) {
-  .cols { grid-template-columns: minmax(6em, 1fr) minmax(7em, 0.5fr) 11em; }
+  .cols { grid-template-columns: minmax(6em, 1fr) minmax(9em, 0.6fr) 10.5em; }
   .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
 }
 th, td { padding: 0; text-align: left; font-weight: normal; }
@@ -119,6 +130,14 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .row[aria-selected="true"] { background: var(--bg-active); }
 .cell { padding: 0 6px; line-height: ${ROW_HEIGHT - 1}px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
+.path-cell { display: flex; align-items: center; gap: 4px; }
+.path-text { display: flex; min-width: 0; overflow: hidden; }
+${/* The folder gives way first; the last segment keeps its end (rtl: it is cut at its start). */ ''}
+.path-head { flex: 0 1000 auto; min-width: 1.2em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.path-tail { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: left; }
+.cleared-mark { flex: none; font-family: system-ui, sans-serif; font-size: 11px; padding: 0 6px; line-height: 16px;
+  border-radius: 8px; border: 1px solid currentColor; color: var(--accent); white-space: nowrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .cut { color: var(--warn); }
 .empty { padding: 16px; color: var(--fg-muted); }
 .detail-head { padding: 6px 8px; border-bottom: 1px solid var(--border); display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
@@ -129,6 +148,8 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .pane + .pane { border-left: 1px solid var(--border); }
 .pane-head { display: flex; align-items: center; gap: 8px; padding: 4px 8px; background: var(--bg-alt); flex-wrap: wrap; }
 .pane-head h3 { margin-right: auto; }
+${/* The pager's buttons stay on one line (never a lone » on the next). */ ''}
+.pane-head nav { display: flex; flex-wrap: nowrap; gap: 4px; white-space: nowrap; }
 pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family: var(--mono); font-size: 12px;
   white-space: pre-wrap; overflow-wrap: anywhere; tab-size: 4; }
 .line { display: flex; min-height: 1.4em; }
@@ -138,7 +159,7 @@ pre, .lines { margin: 0; flex: 1; overflow: auto; padding: 6px 8px; font-family:
 .event { display: grid; grid-template-columns: 5.5em 6.5em minmax(0, 1fr) 6em; gap: 8px; padding: 4px 0; border-bottom: 1px solid var(--border);
   align-items: baseline; }
 .event > * { overflow-wrap: anywhere; }
-/* Narrow: time, reason and size on one line, what it was about whole below them. */
+${/* Narrow: time, reason and size on one line, what it was about whole below them. */ ''}
 @container list (max-width: 480px) {
   .event { grid-template-columns: auto 1fr auto; gap: 2px 8px; }
   .event > :nth-child(3) { grid-row: 2; grid-column: 1 / -1; }

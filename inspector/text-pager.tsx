@@ -51,13 +51,13 @@ export function TextPager({ state, pageLines = PAGE_LINES }: { state: TextState;
               <nav aria-label="Pages of the stored text">
                 <button type="button" onClick={() => setPage(0)} disabled={current === 0} aria-label="First page">
                   «
-                </button>{' '}
+                </button>
                 <button type="button" onClick={() => setPage(current - 1)} disabled={current === 0}>
                   Previous page
-                </button>{' '}
+                </button>
                 <button type="button" onClick={() => setPage(current + 1)} disabled={current === pages - 1}>
                   Next page
-                </button>{' '}
+                </button>
                 <button
                   type="button"
                   onClick={() => setPage(pages - 1)}

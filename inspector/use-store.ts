@@ -57,7 +57,10 @@ function useBatchedRead<T>(
       }, batchMs);
     };
 
-    const stop = source.onChange((changes) => {
+    const stop = source.onChange((all) => {
+      // A model request recorded changes neither the origin's storage nor the unreadable records.
+      const changes = all?.filter((change) => change.type !== 'request');
+      if (changes?.length === 0) return;
       if (!changes) changed = 'all';
       else if (changed !== 'all') for (const { threadId } of changes) changed.add(threadId);
       schedule();

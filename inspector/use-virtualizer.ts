@@ -20,13 +20,15 @@ export function useVirtualizer(
   /** Height above the rows inside the scroller (a sticky header): rows start below it. */
   headHeight = 0,
   horizontal = false,
+  /** Rows rendered beyond those in view, on each side. */
+  overscan = horizontal ? 1 : 6,
 ): Virtualizer<HTMLElement, HTMLElement> {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const options: VirtualizerOptions<HTMLElement, HTMLElement> = {
     count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => rowHeight,
-    overscan: horizontal ? 1 : 6,
+    overscan,
     horizontal,
     scrollMargin: headHeight,
     scrollPaddingStart: headHeight,

@@ -269,7 +269,7 @@ describe('the panel reads what changed (store source)', () => {
     expect(calls.list.mock.calls).toEqual([[undefined]]);
 
     const strip = view.one('.gauges');
-    strip.scrollLeft = strip.scrollWidth;
+    strip.scrollTop = strip.scrollHeight;
     await until(() =>
       expect(view.all('meter').map((meter) => meter.getAttribute('aria-label'))).toContain('Thread t999: stored bytes'),
     );

@@ -27,8 +27,8 @@ async function closeDemo(page: Page): Promise<void> {
 }
 
 /** A fresh browser profile (empty IndexedDB and storage) with the demo open. */
-async function openDemo(): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+async function openDemo(viewport = { width: 1440, height: 900 }): Promise<Page> {
+  const context = await browser!.newContext({ viewport });
   // Playwright's 30 s default is a deadline a busy CI machine can miss: these wait for hangs only.
   context.setDefaultTimeout(120_000);
   const page = await context.newPage();
@@ -45,7 +45,7 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send' }).click();
 }
 
-const finalAnswer = 'The inspector on the right shows every stored result';
+const finalAnswer = 'The inspector shows every stored result';
 const storedPaths = (page: Page) =>
   page.locator('.conversation .badge.stored').evaluateAll((badges) => badges.map((b) => b.textContent!.slice(12)));
 
@@ -136,6 +136,73 @@ describe('the demo, as a newcomer uses it', () => {
   }, 600_000);
 });
 
+describe('the demo on a phone (390 px)', () => {
+  it('puts the conversation first with room to read, and never places the inspector "on the right"', async () => {
+    const page = await openDemo({ width: 390, height: 844 });
+    const box = async (name: string) => (await page.getByRole('region', { name }).boundingBox())!;
+    const conversation = await box('Conversation');
+    expect(conversation.height).toBeGreaterThanOrEqual(400);
+    expect(await page.locator('body').textContent()).not.toContain('on the right');
+    await send(page, 'Why did checkout fail yesterday?');
+    await expectScenarioShown(page);
+    expect(await page.locator('body').textContent()).not.toContain('on the right');
+    // The inspector is below the chat, a scroll away, and as wide as the screen.
+    const inspector = (await page.getByRole('complementary', { name: 'Inspector' }).boundingBox())!;
+    const chat = await box('Conversation');
+    expect(inspector.y).toBeGreaterThanOrEqual(chat.y + chat.height);
+    expect(Math.round(inspector.width)).toBe(390);
+    await closeDemo(page);
+  }, 600_000);
+});
+
+describe('the budget switch ("small model: 8,000 tokens")', () => {
+  const budgetSwitch = (page: Page) => page.getByLabel('small model: 8,000 tokens');
+  const gauges = (page: Page) => page.getByRole('region', { name: 'Stored bytes per thread' });
+
+  it("fits the built-in runtime's requests to 8,000 tokens: the oldest results are cleared and marked; it stays on after a reload", async () => {
+    const page = await openDemo();
+    await budgetSwitch(page).check();
+    await send(page, 'Why did checkout fail yesterday?');
+    await expectScenarioShown(page);
+    await expect.poll(() => gauges(page).textContent()).toContain('budget 8,000 tokens');
+    // Two more messages take the requests past 8,000 tokens (about 12,000 without the budget).
+    for (const text of ['payment timeout', 'inventory stock']) {
+      const answers = await page.getByText(/grep found \d+ matching lines/).count();
+      await send(page, text);
+      await expect.poll(() => page.getByText(/grep found \d+ matching lines/).count()).toBe(answers + 1);
+    }
+    // The first message's results are the oldest: cleared at the third, and by then evicted too
+    // (the 3 MiB bound), so the Evictions timeline marks them.
+    const inspector = page.getByRole('region', { name: 'Tool output inspector' });
+    const clearedMarks = async () => {
+      await inspector.getByRole('tab', { name: /^Evictions/ }).click();
+      return inspector.locator('.timeline .cleared-mark').allTextContents();
+    };
+    await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    await page.reload();
+    await expect.poll(() => budgetSwitch(page).isChecked()).toBe(true);
+    await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    await closeDemo(page);
+  }, 600_000);
+
+  for (const runtime of ['ai-sdk', 'langchain']) {
+    it(`reaches the ${runtime} runtime's requests: each is fitted to the budget and recorded`, async () => {
+      const page = await openDemo();
+      await page.getByLabel('Runtime').selectOption(runtime);
+      await budgetSwitch(page).check();
+      await send(page, 'Why did checkout fail yesterday?');
+      await expectScenarioShown(page);
+      await expect.poll(() => gauges(page).textContent()).toContain('budget 8,000 tokens');
+      await budgetSwitch(page).uncheck();
+      await send(page, 'payment timeout');
+      await expect.poll(() => page.getByText(/grep found \d+ matching lines/).count()).toBe(1);
+      // Its latest request had no budget: none is shown.
+      await expect.poll(() => gauges(page).textContent()).not.toContain('budget');
+      await closeDemo(page);
+    }, 600_000);
+  }
+});
+
 // Stored paths are named by offloadResult (the framework's tool call id and a hash of the text), not by the runtime's idempotency keys.
 describe.each([
   {
@@ -213,7 +280,7 @@ describe('the demo with an OpenAI-compatible endpoint (a fake one, by route inte
       await replies[bodies.length - 1]!(route);
     });
 
-    await page.getByText('Model:').click();
+    await page.locator('.settings summary', { hasText: 'Model:' }).click();
     await page.getByLabel('OpenAI-compatible endpoint').check();
     await page.getByLabel('Base URL').fill(`${server!.url}fake-llm/v1`);
     await page.getByLabel('Model name').fill('fake-model');
