@@ -274,7 +274,9 @@ const tried =
   'service worker (test/browser/store-service-worker.test.ts) could no longer read its results back; only re2js, which the issue asks ' +
   'worker builds to inline, loads that way. ' +
   'Left: the IndexedDB store is 11.7 kB of it (every rule: crash-safe commits with evictions, undo for Block, cross-tab events, validation of records read back, ' +
-  'the seen-result record for A1/A2, the failure and eviction logs), and the read side about 5 kB, which stays in the initial chunks for service workers’ sake';
+  'the seen-result record for A1/A2, the failure and eviction logs), and the read side about 5 kB, which stays in the initial chunks for service workers’ sake. ' +
+  'Added since (issues 23 and 24, about 5.7 kB): the context budget and the context ledger (fitContext, the pointer, the store’s recordRequest, ' +
+  'requests and cleared with their record checks), which every app loads: each way in measures and records every model request';
 
 /** What `unmet` says (bench/run.mjs keeps it only while the goal is missed): by how much, the largest origins, and what was tried. */
 function over(value, goal, part, without) {
