@@ -1,10 +1,12 @@
 // The README's AI SDK example runs as written: the README block is this example file, but for the
 // package's import paths and the line that hands its results to the test.
-import { expect, it } from 'vitest';
-// The example runs (top-level await) as this file is loaded.
-import { found, offload, result, shown } from './readme/ai-sdk-example.js';
+import { afterAll, expect, it } from 'vitest';
 import example from './readme/ai-sdk-example.ts?raw';
-import { asPublished, readmeBlock } from './readme/readme-block.js';
+import { asPublished, holdDefaultDatabase, readmeBlock } from './readme/readme-block.js';
+
+// The example runs (top-level await) as it is loaded, once this file holds the default database.
+afterAll(await holdDefaultDatabase());
+const { found, offload, result, shown } = await import('./readme/ai-sdk-example.js');
 
 it('is the README’s Vercel AI SDK example, word for word', () => {
   const published = asPublished(example, {

@@ -14,3 +14,23 @@ export function asPublished(example: string, entries: Record<string, string>): s
   for (const [local, published] of Object.entries(entries)) text = text.replace(`'${local}'`, `'${published}'`);
   return text.replace(/\n+export \{[^}]*\};\n$/, '\n');
 }
+
+/**
+ * Holds the package's default database for one test file until the returned function is called:
+ * the README's examples use it (and thread "chat-1") as a newcomer's app would, and each test deletes
+ * it once checked, so two files running at once (Chromium and Firefox run files in parallel) would
+ * delete it under each other's run. A Web Lock queues them.
+ */
+export async function holdDefaultDatabase(): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await new Promise<void>((acquired) => {
+    void navigator.locks.request('tool-output-offload: the default database', () => {
+      acquired();
+      return held;
+    });
+  });
+  return release;
+}
