@@ -118,7 +118,7 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
   border-bottom: 1px solid var(--border); }
 .head th button {
   width: 100%; height: ${ROW_HEIGHT - 1}px; text-align: inherit; border: none; border-radius: 0; background: transparent;
-  font-weight: 600; padding: 0 6px;
+  font-weight: 600; padding: 0 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
 }
 .head [aria-sort="ascending"] button::after { content: " \\25B2"; }
 .head [aria-sort="descending"] button::after { content: " \\25BC"; }
