@@ -181,7 +181,7 @@ describe('the extension agent', { timeout: 600_000 }, () => {
     expect(manifest.permissions.sort()).toEqual(['scripting', 'sidePanel', 'storage', 'tabs']);
   });
 
-  it('reads a large page: the result is offloaded, read back, and listed in the inspector', async () => {
+  it('reads a large page: the result is offloaded, read back, listed in the inspector, and each model request drawn in its Context tab', async () => {
     panel = await context.newPage();
     await panel.setViewportSize({ width: 480, height: 900 }); // a side panel's width
     await panel.goto(`chrome-extension://${extensionId}/sidepanel.html`);
@@ -215,6 +215,13 @@ describe('the extension agent', { timeout: 600_000 }, () => {
     await panel.getByRole('tab', { name: 'Inspector' }).click();
     const rows = panel.locator('tbody tr.row td:first-child');
     await eventually(() => rows.allTextContents()).toEqual([path]);
+    // The Context tab draws the worker's ledger: a bar for each model request of the run, read from
+    // the store the worker wrote (the panel has the worker's origin), named by step and tokens.
+    await panel.getByRole('tab', { name: /^Context/ }).click();
+    const steps = panel.getByRole('option', { name: /^step \d+: [\d,]+ tokens$/ });
+    await eventually(() => steps.count()).toBeGreaterThanOrEqual(3);
+    expect(await steps.first().getAttribute('aria-label')).toMatch(/^step 1: /);
+    await panel.getByRole('tab', { name: /^Entries/ }).click();
     await panel.getByRole('tab', { name: 'Chat' }).click();
     await page.close();
   });
