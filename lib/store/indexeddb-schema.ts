@@ -1,5 +1,5 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
-import type { RequestRecord, StoreFailure } from './offload-store.js';
+import type { RequestRecord, StoreFailure, UnreadableRecord } from './offload-store.js';
 import type {
   ClearedRecord,
   EntryRecord,
@@ -38,17 +38,8 @@ export interface OffloadDb extends DBSchema {
   requests: { key: [string, number]; value: RequestRecord };
 }
 
-export type OffloadStoreName =
-  | 'entries'
-  | 'chunks'
-  | 'staged'
-  | 'evictions'
-  | 'undo'
-  | 'threads'
-  | 'failures'
-  | 'seen'
-  | 'cleared'
-  | 'requests';
+/** The database's object stores: one per kind of record (`UnreadableRecord['store']` names them). */
+export type OffloadStoreName = UnreadableRecord['store'];
 
 /** A transaction over some of the offload's object stores (a readonly one is passed where only reads are made). */
 export type OffloadTransaction = IDBPTransaction<OffloadDb, OffloadStoreName[], 'readwrite'>;
