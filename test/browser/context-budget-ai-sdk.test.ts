@@ -23,17 +23,16 @@ import { offloadAgent as builtInAgent, calls, lastToolText, reply } from '../nod
 import { pathIn, scriptedAiModel } from './fixtures/ai-sdk-model.js';
 import {
   budgetedOffload,
-  deleteOpenedStores,
   emitTool,
   ledgerOf,
   resultIn,
   sized,
-  storeKinds,
   textIn,
   uiMessageOf,
   userMessage,
   userTexts,
 } from './fixtures/context-ai-sdk-session.js';
+import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 import {
   ask,
   fakeModel,
@@ -43,7 +42,7 @@ import {
   thread,
 } from './langchain-fixtures.js';
 
-afterEach(deleteOpenedStores);
+afterEach(deleteContextStores);
 
 const threadId = 'chat-1';
 const emitCall = (id: string, tag: string, tokens: number) => ({ id, name: 'emit', input: { tag, tokens } });
@@ -73,7 +72,7 @@ function historyOutputs(messages: readonly ModelMessage[]): Map<string, unknown>
   return outputs;
 }
 
-for (const kind of storeKinds) {
+for (const kind of contextStores) {
   describe(`withOffload's prepareStep on ${kind.name}`, () => {
     for (const mode of ['generateText', 'streamText'] as const) {
       it(`${mode}: old results are cleared oldest first to pointers that read back, the newest kept, history unchanged (C1–C5)`, async () => {
@@ -507,7 +506,7 @@ describe("withOffload's prepareStep, its options", () => {
 });
 
 describe('issue 24: a read of an evicted path', () => {
-  for (const kind of storeKinds) {
+  for (const kind of contextStores) {
     it(`gives the model the same error text in the built-in runtime, the AI SDK and LangChain (${kind.name})`, async () => {
       const store = kind.open();
       const path = await evictedPath(store);
