@@ -40,9 +40,6 @@ function contextMessageOf(message: BaseMessage, names: ReadonlyMap<string, strin
     const toolCallId = message.tool_call_id;
     const toolName = message.name || names.get(toolCallId) || '';
     const text = texts.join('\n');
-    // A result without a tool_call_id (a model that gave its call none) has nothing to record its
-    // clearing under (C4): it is counted, and sent as it is.
-    if (toolCallId === '') return { role: 'user', text };
     return { role: 'tool', toolCallId, toolName, text, ...(mediaParts > 0 ? { mediaParts } : {}) };
   }
   if (AIMessage.isInstance(message)) {

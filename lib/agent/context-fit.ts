@@ -20,9 +20,6 @@ function contextMessageOf(message: Message): ContextMessage {
     case 'tool': {
       const mediaParts = message.content.filter((part) => !isTextPart(part)).length;
       const { toolCallId, toolName } = message;
-      // A result whose call had no id (a provider that gives none) has nothing to record its
-      // clearing under (C4): it is counted, and sent as it is.
-      if (toolCallId === '') return { role: 'user', text };
       return { role: 'tool', toolCallId, toolName, text, ...(mediaParts > 0 ? { mediaParts } : {}) };
     }
   }

@@ -105,13 +105,18 @@ function checkToolSpec(tool: unknown, at: string, fail: Fail): asserts tool is C
   if (description !== undefined && typeof description !== 'string') fail(`${at}.description`, 'a string', description);
 }
 
+/**
+ * Whether a message is a tool result the budget can clear and the ledger can name. One whose call
+ * had no id (a provider or a model that gives none) has nothing to record its clearing under (C4):
+ * it counts with the messages and is sent as it is.
+ */
+const isResult = (message: ContextMessage): boolean => message.role === 'tool' && message.toolCallId !== '';
+
 function checkMessage(message: unknown, at: string, fail: Fail): asserts message is ContextMessage {
   if (!isRecord(message)) fail(at, 'an object { role, text, … }', message);
   const m = message as Record<string, unknown>;
   if (m.role === 'tool') {
-    // The ledger and the cleared records are keyed by it.
-    if (typeof m.toolCallId !== 'string' || m.toolCallId === '')
-      fail(`${at}.toolCallId`, 'a non-empty string', m.toolCallId);
+    if (typeof m.toolCallId !== 'string') fail(`${at}.toolCallId`, 'a string', m.toolCallId);
     if (typeof m.toolName !== 'string') fail(`${at}.toolName`, 'a string', m.toolName);
     if (typeof m.text !== 'string') fail(`${at}.text`, 'a string', m.text);
     const media = m.mediaParts;
@@ -208,9 +213,10 @@ export class ContextFitter {
     const calls = new Map<string, ContextToolCall>();
     let lastAssistant = -1;
     for (const [i, message] of request.messages.entries()) {
-      if (message.role === 'tool') continue;
+      if (isResult(message)) continue;
       if (message.role === 'assistant') lastAssistant = i;
       messages += tokens(message.text);
+      if (message.role === 'tool') continue;
       for (const [j, call] of (message.toolCalls ?? []).entries()) {
         calls.set(call.id, call);
         messages += tokens(jsonOf(call.args ?? {}, `messages[${i}].toolCalls[${j}].args`));
@@ -344,7 +350,7 @@ export class ContextFitter {
     const slots: Slot[] = [];
     const headers: Slot[] = [];
     for (const [index, message] of request.messages.entries()) {
-      if (message.role !== 'tool') continue;
+      if (message.role !== 'tool' || !isResult(message)) continue;
       const record = cleared.get(message.toolCallId);
       // A result after the last assistant message was never cleared (C5): its id is another result's, reused.
       if (record !== undefined && index < lastAssistant) {

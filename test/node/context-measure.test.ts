@@ -2,6 +2,7 @@
 // tokenized again, the contextBudget option's checks, and a malformed request's error.
 
 import { describe, expect, it } from 'vitest';
+import type { ContextMessage } from '../../lib/index.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { contextStore, conversation, ledgerOf, request } from './context-fixtures.js';
 
@@ -91,8 +92,8 @@ describe('measuring a request (C1)', () => {
       [{ ...good, messages: [{ role: 'robot', text: '' }] }, /request\.messages\[0\]\.role must be/],
       [{ ...good, messages: [{ role: 'tool', toolCallId: 'a', toolName: 'b' }] }, /request\.messages\[0\]\.text/],
       [
-        { ...good, messages: [{ role: 'tool', toolCallId: '', toolName: 'b', text: '' }] },
-        /request\.messages\[0\]\.toolCallId must be a non-empty string/,
+        { ...good, messages: [{ role: 'tool', toolCallId: 7, toolName: 'b', text: '' }] },
+        /request\.messages\[0\]\.toolCallId must be a string/,
       ],
       [
         { ...good, messages: [{ role: 'tool', toolCallId: 'a', toolName: 'b', text: '', mediaParts: -1 }] },
@@ -116,6 +117,31 @@ describe('measuring a request (C1)', () => {
     await expect(offload.fitContext(withCycle)).rejects.toThrow(
       /request\.messages\[0\]\.toolCalls\[0\]\.args cannot be written as JSON/,
     );
+  });
+});
+
+describe('a tool result whose call has no id', () => {
+  it('counts with the messages and is never cleared: nothing could record its clearing (C4)', async () => {
+    const store = contextStore();
+    const offload = new ToolOutputOffload({
+      store,
+      estimateTokens: (text) => text.length / 4,
+      contextBudget: { maxRequestTokens: 2000, keepRecentResults: 1 },
+    });
+    const text = (i: number) => `row ${i} `.repeat(250);
+    const steps = [0, 1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, toolName: 'fetch_orders', text: text(i) }));
+    const messages = conversation(steps, { answered: true });
+    const oldest = messages.findIndex((m) => m.role === 'tool');
+    messages[oldest] = { ...(messages[oldest] as Extract<ContextMessage, { role: 'tool' }>), toolCallId: '' };
+    const fitted = await offload.fitContext(request('t1', messages));
+
+    // Clearing ran (the request was over), oldest first, but passed over the result without an id.
+    expect(fitted.replacements.size).toBeGreaterThan(0);
+    expect(fitted.replacements.has(oldest)).toBe(false);
+    expect(fitted.replacements.has(messages.findIndex((m) => m.role === 'tool' && m.toolCallId === 'c1'))).toBe(true);
+    const [record] = await ledgerOf(store, 't1', 1);
+    expect(record!.results.map((result) => result.toolCallId)).not.toContain('');
+    expect(record!.parts.messages).toBeGreaterThanOrEqual(text(0).length / 4);
   });
 });
 
