@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { LedgerRecord } from '../inspector/context-records.js';
+import type { LedgerRecord } from '../inspector/context/records.js';
 import { mountInspector } from '../inspector/index.js';
 import { MemoryOffloadStore } from '../lib/store/memory-store.js';
 import { ledgerRecord } from '../test/browser/inspector-context-fixtures.js';

@@ -4,7 +4,7 @@ import {
   mergeNotices,
   parseNotice,
   parseResponse,
-} from '../inspector/channel-protocol.js';
+} from '../inspector/source/channel-protocol.js';
 import type { ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, errorResponse, PAGE_PORT, parseSmallRequest, RequestLedger } from './transport.js';
 

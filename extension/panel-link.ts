@@ -1,5 +1,5 @@
-import { REQUEST_TIMEOUT_MS } from '../inspector/channel.js';
-import { type RemoteSource, remoteSource } from '../inspector/remote-source.js';
+import { REQUEST_TIMEOUT_MS } from '../inspector/source/channel.js';
+import { type RemoteSource, remoteSource } from '../inspector/source/remote-source.js';
 import type { ChromeApi, ChromePort, RuntimeApi } from './chrome-api.js';
 import { control, PANEL_PORT, parseControlFromWorker } from './transport.js';
 

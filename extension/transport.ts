@@ -1,3 +1,4 @@
+import { formatBytes } from '../inspector/format.js';
 import {
   type ChangeNotice,
   type InspectorRequest,
@@ -8,9 +9,8 @@ import {
   parseRequest,
   parseResponse,
   type RequestOp,
-} from '../inspector/channel-protocol.js';
-import { formatBytes } from '../inspector/format.js';
-import { ExposedSides, PendingRequests } from '../inspector/pending-requests.js';
+} from '../inspector/source/channel-protocol.js';
+import { ExposedSides, PendingRequests } from '../inspector/source/pending-requests.js';
 
 /**
  * What crosses each hop of the extension: panel ⇄ service worker ⇄ content script ⇄ the page's

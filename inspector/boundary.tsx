@@ -1,5 +1,5 @@
 import { Component, type ComponentChildren, type VNode } from 'preact';
-import { errorMessage } from './snapshot.js';
+import { errorMessage } from './source/snapshot.js';
 
 interface BoundaryProps {
   /** Names the part for the message, e.g. "The entries list". */

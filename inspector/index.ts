@@ -1,6 +1,6 @@
-export { DEFAULT_CHANNEL } from './channel-protocol.js';
-export { type ExposeOptions, exposeToInspector } from './expose.js';
-export type { InspectableStore } from './inspectable-store.js';
 export { type InspectorOptions, type InspectorSourceOption, mountInspector } from './mount.js';
-export type { InspectorSource, SourceChange } from './source.js';
-export type { StoreInfo } from './store-info.js';
+export { DEFAULT_CHANNEL } from './source/channel-protocol.js';
+export { type ExposeOptions, exposeToInspector } from './source/expose.js';
+export type { InspectableStore } from './source/inspectable-store.js';
+export type { InspectorSource, SourceChange } from './source/source.js';
+export type { StoreInfo } from './source/store-info.js';

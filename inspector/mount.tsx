@@ -1,14 +1,14 @@
 import { render } from 'preact';
 import type { OffloadStore } from '../lib/index.js';
-import { channelSource } from './channel.js';
-import { DEFAULT_CHANNEL } from './channel-protocol.js';
-import { exposeToInspector } from './expose.js';
 import { Floating } from './floating.js';
-import { assertInspectableStore, type InspectableStore } from './inspectable-store.js';
 import { Panel } from './panel.js';
-import { assertInspectorSource, type InspectorSource, type PanelSource, panelSource } from './source.js';
-import { assertBound, assertOptionNames } from './store-info.js';
-import { storeSource } from './store-source.js';
+import { channelSource } from './source/channel.js';
+import { DEFAULT_CHANNEL } from './source/channel-protocol.js';
+import { exposeToInspector } from './source/expose.js';
+import { assertInspectableStore, type InspectableStore } from './source/inspectable-store.js';
+import { assertInspectorSource, type InspectorSource, type PanelSource, panelSource } from './source/source.js';
+import { assertBound, assertOptionNames } from './source/store-info.js';
+import { storeSource } from './source/store-source.js';
 import { applyStyles } from './styles.js';
 
 export interface InspectorOptions {

@@ -1,19 +1,27 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
 import { Boundary } from './boundary.js';
-import { type ThreadContext, useThreadContexts } from './cleared-marks.js';
-import { ContextTab } from './context-tab.js';
-import { EntryDetail, type Selected } from './entry-detail.js';
-import { EntryList } from './entry-list.js';
-import { EvictionList, FailureList, UnreadableList } from './eviction-list.js';
+import { type ThreadContext, useThreadContexts } from './context/cleared-marks.js';
+import { ContextTab } from './context/tab.js';
+import { EntryDetail, type Selected } from './entries/detail.js';
+import { EntryList } from './entries/list.js';
+import {
+  defaultSort,
+  entryId,
+  type Filter,
+  nextSort,
+  recordMatches,
+  type Sort,
+  visibleEntries,
+} from './entries/rows.js';
+import { EvictionList, FailureList, UnreadableList } from './evictions/list.js';
 import { clip, formatCount, formatCountOf } from './format.js';
-import { Gauges } from './gauge.js';
-import { OriginStorage } from './origin-storage.js';
-import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './records.js';
-import { defaultSort, entryId, type Filter, nextSort, recordMatches, type Sort, visibleEntries } from './rows.js';
-import type { PanelSource } from './source.js';
+import { Gauges } from './gauges/gauge.js';
+import { OriginStorage } from './gauges/origin-storage.js';
+import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './source/records.js';
+import type { PanelSource } from './source/source.js';
+import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './source/use-store.js';
 import { type TabId, Tabs } from './tabs.js';
 import { ThreadPicker } from './thread-picker.js';
-import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './use-store.js';
 
 export interface PanelProps {
   source: PanelSource;

@@ -1,4 +1,4 @@
-import { contextCss } from './context-styles.js';
+import { contextCss } from './context/styles.js';
 
 /**
  * The panel's styles, scoped by the shadow root they live in. `.root` resets everything the page

@@ -6,7 +6,7 @@ export type {
   ContextMessage,
   ContextRequest,
   FittedContext,
-} from './offload/context-request.js';
+} from './offload/context/request.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export type { OffloadResultInput } from './offload/offload-result.js';
 export type { OffloadReadTool } from './offload/read-tools.js';

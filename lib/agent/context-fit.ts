@@ -1,4 +1,4 @@
-import type { ContextMessage, ContextRequest, FittedContext } from '../offload/context-request.js';
+import type { ContextMessage, ContextRequest, FittedContext } from '../offload/context/request.js';
 import { withText } from '../offload/stage-result.js';
 import type { Message } from '../runtime/messages.js';
 import type { ModelRequest } from '../runtime/model.js';

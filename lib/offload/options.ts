@@ -1,5 +1,5 @@
 import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
-import type { ContextBudget } from './context-request.js';
+import type { ContextBudget } from './context/request.js';
 
 /**
  * The numeric limits of a ToolOutputOffload (its options, and `offload.limits` once checked): a

@@ -6,7 +6,7 @@ import { inspectedTabId } from '../../extension/panel-link.js';
 import { PanelPage, type PanelPageProps } from '../../extension/panel-page.js';
 import { startRouter } from '../../extension/router.js';
 import { PAGE_PORT, PANEL_PORT } from '../../extension/transport.js';
-import { exposeToInspector } from '../../inspector/expose.js';
+import { exposeToInspector } from '../../inspector/source/expose.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { fakeChrome } from './extension-fake-chrome.js';
 import { inspectorRoot, put, sampleStore, until } from './inspector-fixtures.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
+import { PROTOCOL } from '../../inspector/source/channel-protocol.js';
 import { IndexedDbOffloadStore, MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { cleanupMounts, type Mounted, mount, until } from './inspector-fixtures.js';

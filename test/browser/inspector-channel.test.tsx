@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { REQUEST_TIMEOUT_MS } from '../../inspector/channel.js';
-import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
+import { REQUEST_TIMEOUT_MS } from '../../inspector/source/channel.js';
+import { PROTOCOL } from '../../inspector/source/channel-protocol.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import {
   boundless,

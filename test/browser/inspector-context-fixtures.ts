@@ -1,5 +1,5 @@
 import { expect, vi } from 'vitest';
-import type { LedgerRecord } from '../../inspector/context-records.js';
+import type { LedgerRecord } from '../../inspector/context/records.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { button, type Mounted, until } from './inspector-fixtures.js';

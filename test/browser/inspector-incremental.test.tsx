@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exposeToInspector, type InspectableStore, type InspectorSource } from '../../inspector/index.js';
 import type { InspectorSourceOption } from '../../inspector/mount.js';
-import { UNREADABLE_BATCH_MS } from '../../inspector/use-store.js';
+import { UNREADABLE_BATCH_MS } from '../../inspector/source/use-store.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
 import { button, chooseThread, cleanupMounts, type Mounted, mount, put, until } from './inspector-fixtures.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROTOCOL } from '../../inspector/channel-protocol.js';
 import { exposeToInspector } from '../../inspector/index.js';
+import { PROTOCOL } from '../../inspector/source/channel-protocol.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { button, cleanupMounts, mount, put, sampleStore, until } from './inspector-fixtures.js';
 

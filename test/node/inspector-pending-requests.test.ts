@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type ChangeNotice, PROTOCOL } from '../../inspector/channel-protocol.js';
-import { ExposedSides, PendingRequests } from '../../inspector/pending-requests.js';
+import { type ChangeNotice, PROTOCOL } from '../../inspector/source/channel-protocol.js';
+import { ExposedSides, PendingRequests } from '../../inspector/source/pending-requests.js';
 
 describe('PendingRequests (the inspector channel, the DevTools port and the content script relay wait on it)', () => {
   beforeEach(() => {

@@ -1,4 +1,4 @@
-import { clip } from './format.js';
+import { clip } from '../format.js';
 
 /**
  * A path shown by its distinguishing tail: the folder part gives way first (cut at its end), then

@@ -1,4 +1,4 @@
-import type { StoreEvent } from '../lib/index.js';
+import type { StoreEvent } from '../../lib/index.js';
 import { readLedger } from './context-wire.js';
 import {
   type InspectableStore,

@@ -1,8 +1,8 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { type LedgerRecord, mergeLedger } from './context-records.js';
-import { type ClearedRow, toClearedRow, toRows } from './records.js';
-import type { PanelSource, SourceChange } from './source.js';
-import { isBound } from './store-info.js';
+import { type ClearedRow, toClearedRow, toRows } from '../source/records.js';
+import type { PanelSource, SourceChange } from '../source/source.js';
+import { isBound } from '../source/store-info.js';
+import { type LedgerRecord, mergeLedger } from './records.js';
 
 /** What the panel shows of one thread's context (C2–C4): what was cleared from its requests, and its budget. */
 export interface ThreadContext {

@@ -5,8 +5,8 @@ import type {
   StoreEvent,
   StoreFailure,
   UnreadableRecord,
-} from '../lib/index.js';
-import { isStep, type LedgerRecord } from './context-records.js';
+} from '../../lib/index.js';
+import { isStep, type LedgerRecord } from '../context/records.js';
 import type { LedgerReadOptions } from './context-wire.js';
 import { isCount } from './count.js';
 import type { ClearedResult } from './inspectable-store.js';

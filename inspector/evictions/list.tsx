@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ClearedMark } from './cleared-mark.js';
-import { clip, formatBytes, formatCount, formatTime, isoTime } from './format.js';
-import { ProblemMark } from './problem-mark.js';
-import type { EvictionRow, FailureRow, UnreadableRow } from './records.js';
+import { ClearedMark } from '../context/cleared-mark.js';
+import { clip, formatBytes, formatCount, formatTime, isoTime } from '../format.js';
+import { ProblemMark } from '../problem-mark.js';
+import type { EvictionRow, FailureRow, UnreadableRow } from '../source/records.js';
 
 /** Records shown at first, and added by each "Show older": the timeline's DOM stays small. */
 const TIMELINE_PAGE = 200;

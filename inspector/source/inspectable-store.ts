@@ -1,4 +1,4 @@
-import type { OffloadStore, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import type { OffloadStore, StoreFailure, UnreadableRecord } from '../../lib/index.js';
 
 /**
  * The read side of a store: all the inspector needs. `failures` is optional so a store written

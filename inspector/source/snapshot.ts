@@ -1,5 +1,5 @@
+import { clip } from '../format.js';
 import { isCount } from './count.js';
-import { clip } from './format.js';
 import {
   type EntryRow,
   type EvictionRow,

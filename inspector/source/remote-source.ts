@@ -1,4 +1,5 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../../lib/index.js';
+import type { LedgerRecord } from '../context/records.js';
 import {
   fromWireError,
   type InspectorRequest,
@@ -10,7 +11,6 @@ import {
   type RequestBody,
   type RequestOp,
 } from './channel-protocol.js';
-import type { LedgerRecord } from './context-records.js';
 import { readLedgerPages } from './context-wire.js';
 import type { ClearedResult } from './inspectable-store.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
@@ -126,7 +126,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
         threadId,
         ...(latestOptions?.after === undefined ? {} : { after: latestOptions.after }),
       })) ?? undefined,
-    // The context ledger comes in pages (inspector/context-wire.ts).
+    // The context ledger comes in pages (inspector/source/context-wire.ts).
     requests: (threadId, ledgerOptions) =>
       readLedgerPages(
         (after) => ask({ op: 'requests', threadId, ...(after === undefined ? {} : { after }) }),

@@ -1,5 +1,5 @@
-import type { StoreEvent } from '../lib/index.js';
-import { isStep } from './context-records.js';
+import type { StoreEvent } from '../../lib/index.js';
+import { isStep } from '../context/records.js';
 import { isLedgerAnswer } from './context-wire.js';
 import { isCount } from './count.js';
 import { type SourceChange, toSourceChanges } from './source.js';
@@ -23,7 +23,7 @@ import { isBound, isStoreInfo } from './store-info.js';
  * positive integer or null when the store does not know it) and a change's `bound`: an older side
  * never answers the request nor tells the field, and the panel falls back to the bound it was
  * given or 'info' reports. So did 'requests' (a thread's context ledger, in pages:
- * inspector/context-wire.ts) and the change type 'request': an older side never answers the
+ * inspector/source/context-wire.ts) and the change type 'request': an older side never answers the
  * request (the Context tab says it could not read the ledger), and its notices naming 'request'
  * are sent apart from the others, so an older panel, which drops them, misses nothing else. So did
  * 'cleared' (a thread's results cleared from its model requests, answered with a list of records):
@@ -35,7 +35,7 @@ import { isBound, isStoreInfo } from './store-info.js';
  * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
  * type needs a new protocol version), and a notice that a store was exposed makes a panel ask
  * again what it waits for only when it names an exposing side (`instance`) the panel has not heard
- * of (inspector/pending-requests.ts, ExposedSides). The exposing side answers each request id once.
+ * of (inspector/source/pending-requests.ts, ExposedSides). The exposing side answers each request id once.
  */
 
 export const DEFAULT_CHANNEL = 'tool-output-offload';
@@ -254,7 +254,7 @@ export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeN
 
 /**
  * A list of records: an array of objects. Their fields are checked one by one where they are shown
- * (inspector/records.ts), so one damaged record is shown as such instead of hiding every other.
+ * (inspector/source/records.ts), so one damaged record is shown as such instead of hiding every other.
  */
 const isRecordList = (value: unknown): boolean => Array.isArray(value) && value.every(isObject);
 

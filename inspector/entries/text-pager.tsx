@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
-import { splitLines } from '../lib/index.js';
-import { clip, formatCount } from './format.js';
-import type { TextState } from './use-store.js';
+import { splitLines } from '../../lib/index.js';
+import { clip, formatCount } from '../format.js';
+import type { TextState } from '../source/use-store.js';
 
 /** Lines per page: a 1 MiB text stays a few hundred DOM rows at a time. */
 const PAGE_LINES = 500;

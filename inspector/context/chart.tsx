@@ -1,6 +1,6 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type LedgerRecord, ledgerPeak, PARTS } from './context-records.js';
-import { formatCount } from './format.js';
+import { formatCount } from '../format.js';
+import { type LedgerRecord, ledgerPeak, PARTS } from './records.js';
 
 /** Room of one step along the chart: its bar and the gap after it. */
 const STEP_PITCH = 14;

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { clip, formatBytes, formatCount } from './format.js';
-import { GAUGE_HEIGHT, GAUGE_MIN_WIDTH, GAUGE_ROWS, GAUGES_CHROME } from './styles.js';
-import { useVirtualizer } from './use-virtualizer.js';
+import { clip, formatBytes, formatCount } from '../format.js';
+import { GAUGE_HEIGHT, GAUGE_MIN_WIDTH, GAUGE_ROWS, GAUGES_CHROME } from '../styles.js';
+import { useVirtualizer } from '../use-virtualizer.js';
 
 /** The thread's context budget beside its gauge: what its latest model request was fitted to. */
 function Budget({ budget }: { budget: number | undefined }) {

@@ -1,4 +1,4 @@
-import { isStep, type LedgerRecord, MAX_LEDGER_RECORDS } from './context-records.js';
+import { isStep, type LedgerRecord, MAX_LEDGER_RECORDS } from '../context/records.js';
 import type { InspectableStore } from './inspectable-store.js';
 
 /**
@@ -7,7 +7,7 @@ import type { InspectableStore } from './inspectable-store.js';
  * more. A page is bounded in records and in characters, so a long ledger never makes one huge
  * message (the DevTools extension carries at most 16 MiB of JSON a message), and a live update
  * carries only the new records. The records are passed as the store gives them: the panel checks
- * each one (inspector/context-records.ts).
+ * each one (inspector/context/records.ts).
  */
 
 /**

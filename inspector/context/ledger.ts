@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { type Ledger, type LedgerRecord, mergeLedger } from './context-records.js';
-import { errorMessage } from './snapshot.js';
-import type { PanelSource, SourceChange } from './source.js';
+import { errorMessage } from '../source/snapshot.js';
+import type { PanelSource, SourceChange } from '../source/source.js';
+import { type Ledger, type LedgerRecord, mergeLedger } from './records.js';
 
 /** What the Context tab shows of the ledger. */
 type LedgerState =

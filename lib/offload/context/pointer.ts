@@ -1,5 +1,5 @@
-import { cutToChars } from '../shared/text.js';
-import type { TokenMeasure } from '../tokens/token-measure.js';
+import { cutToChars } from '../../shared/text.js';
+import type { TokenMeasure } from '../../tokens/token-measure.js';
 
 // The words a cleared result is shown as (C2): one function, so every way in sends the same text,
 // and the store keeps that text byte for byte for every later request (C4).

@@ -1,5 +1,5 @@
-import { isRecord, quoteForMessage } from '../shared/checks.js';
-import { utf8Bytes } from '../shared/text.js';
+import { isRecord, quoteForMessage } from '../../shared/checks.js';
+import { utf8Bytes } from '../../shared/text.js';
 import type {
   ClearedResult,
   RecordedRequest,
@@ -8,9 +8,17 @@ import type {
   RequestResult,
   ShownAs,
   WritableOffloadStore,
-} from '../store/offload-store.js';
-import type { TokenMeasure } from '../tokens/token-measure.js';
-import { clearedPointer } from './context-pointer.js';
+} from '../../store/offload-store.js';
+import type { TokenMeasure } from '../../tokens/token-measure.js';
+import { cutNoteTokens } from '../cut.js';
+import { stagingTag } from '../offload-result.js';
+import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
+import { type PreviewHeader, readPreviewHeader } from '../preview.js';
+import { readToolNames } from '../read-tools.js';
+import { resultKeyFor } from '../result-identity.js';
+import { readsFromMount, resultPath } from '../result-path.js';
+import { expiryOf } from '../stage-result.js';
+import { clearedPointer } from './pointer.js';
 import type {
   ContextEvent,
   ContextMessage,
@@ -19,15 +27,7 @@ import type {
   ContextToolCall,
   ContextToolSpec,
   FittedContext,
-} from './context-request.js';
-import { cutNoteTokens } from './cut.js';
-import { stagingTag } from './offload-result.js';
-import type { OffloadLimits, ResolvedContextBudget } from './options.js';
-import { type PreviewHeader, readPreviewHeader } from './preview.js';
-import { readToolNames } from './read-tools.js';
-import { resultKeyFor } from './result-identity.js';
-import { readsFromMount, resultPath } from './result-path.js';
-import { expiryOf } from './stage-result.js';
+} from './request.js';
 
 // `ToolOutputOffload.fitContext`, the one pipeline every way in calls before each model call:
 // measure the request (C1), classify its tool results, clear the oldest to fit the budget (C2–C5),

@@ -1,13 +1,13 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
-import { Boundary } from './boundary.js';
-import { ClearedMark } from './cleared-mark.js';
-import { clip, formatAge, formatBytes, formatCount, isoTime } from './format.js';
+import { Boundary } from '../boundary.js';
+import { ClearedMark } from '../context/cleared-mark.js';
+import { clip, formatAge, formatBytes, formatCount, isoTime } from '../format.js';
+import { ProblemMark } from '../problem-mark.js';
+import type { EntryRow } from '../source/records.js';
+import { ROW_HEIGHT } from '../styles.js';
+import { useVirtualizer } from '../use-virtualizer.js';
 import { PathText } from './path-text.js';
-import { ProblemMark } from './problem-mark.js';
-import type { EntryRow } from './records.js';
 import { type ColumnId, columns, entryId, type Sort } from './rows.js';
-import { ROW_HEIGHT } from './styles.js';
-import { useVirtualizer } from './use-virtualizer.js';
 
 interface EntryListProps {
   rows: readonly EntryRow[];

@@ -1,6 +1,6 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../lib/index.js';
-import { isStep } from './context-records.js';
-import { clip } from './format.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../../lib/index.js';
+import { isStep } from '../context/records.js';
+import { clip } from '../format.js';
 
 /**
  * Records as the panel holds them. Whatever a store (a custom one, an older version, a record

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'preact/hooks';
-import { ContextChart, stepLabel } from './context-chart.js';
-import { useLedger } from './context-ledger.js';
-import { type LedgerRecord, PARTS, SHOWN_AS } from './context-records.js';
-import { clip, formatCount, formatTime, isoTime } from './format.js';
-import type { EntryRow, EvictionRow } from './records.js';
-import type { PanelSource } from './source.js';
+import { clip, formatCount, formatTime, isoTime } from '../format.js';
+import type { EntryRow, EvictionRow } from '../source/records.js';
+import type { PanelSource } from '../source/source.js';
+import { ContextChart, stepLabel } from './chart.js';
+import { useLedger } from './ledger.js';
+import { type LedgerRecord, PARTS, SHOWN_AS } from './records.js';
 
 interface ContextTabProps {
   source: PanelSource;

@@ -1,4 +1,4 @@
-import { formatCount } from './format.js';
+import { formatCount } from '../format.js';
 
 /**
  * "Cleared from the context since step N": the thread's requests carry a pointer to the path

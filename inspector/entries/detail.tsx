@@ -1,11 +1,11 @@
 import { useRef, useState } from 'preact/hooks';
-import { ClearedMark } from './cleared-mark.js';
-import { clip, formatBytes, formatCount, formatTime } from './format.js';
-import { ProblemMark } from './problem-mark.js';
-import type { EntryRow, EvictionRow } from './records.js';
-import type { PanelSource } from './source.js';
+import { ClearedMark } from '../context/cleared-mark.js';
+import { clip, formatBytes, formatCount, formatTime } from '../format.js';
+import { ProblemMark } from '../problem-mark.js';
+import type { EntryRow, EvictionRow } from '../source/records.js';
+import type { PanelSource } from '../source/source.js';
+import { useStoredText } from '../source/use-store.js';
 import { TextPager } from './text-pager.js';
-import { useStoredText } from './use-store.js';
 
 /** What the panel knows of the selected entry: the entry as last listed, or its eviction. */
 export interface Selected {

@@ -1,5 +1,5 @@
-import { formatBytes } from './format.js';
-import type { StoreInfo } from './store-info.js';
+import { formatBytes } from '../format.js';
+import type { StoreInfo } from '../source/store-info.js';
 
 /** "whole site on disk (browser quota): 12 MiB of 1.2 GiB · persisted", or undefined when the store's side did not say. */
 function originStorageText(info: StoreInfo): string | undefined {

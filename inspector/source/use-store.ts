@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { entryId } from '../entries/rows.js';
 import { toRows, toUnreadableRow, type UnreadableRow } from './records.js';
-import { entryId } from './rows.js';
 import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
 import type { PanelSource } from './source.js';
 import type { StoreInfo } from './store-info.js';

@@ -1,4 +1,4 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../lib/index.js';
+import type { EvictionRecord, StoredResultInfo, StoreFailure } from '../../lib/index.js';
 
 /** The entries table's columns, in order, and how each one sorts. */
 export const columns = [
