@@ -31,7 +31,7 @@ function countSubscriptions(store: MemoryOffloadStore): () => number {
 }
 
 /** True when the caller is the inspector's own code (not the test runner's waits). */
-const fromInspector = () => /\/inspector\/[\w-]+\.tsx?/.test(new Error().stack ?? '');
+const fromInspector = () => /\/inspector\/(?:[\w-]+\/)?[\w-]+\.tsx?/.test(new Error().stack ?? '');
 
 /** Interval and timeout ids the inspector created from now on that were never cleared (nor ran, for timeouts). */
 function trackTimers() {
