@@ -1348,5 +1348,40 @@ export function storeContract<Store extends WritableOffloadStore>(
         }
         expect(new Set(entries.map((e) => e.seq)).size).toBe(entries.length);
       }));
+
+    it('numbers concurrent recordRequest calls apart and keeps every record and the first clearing (C4)', () =>
+      withStore((store) => concurrentRequestsHold(store, requestRetention)));
   });
+}
+
+/**
+ * recordRequest is one atomic unit: calls that overlap (two tabs, or a queued ledger write and a
+ * clearing) each get a step of their own, every record is kept, and a result two of them clear keeps
+ * one pointer, the same in every answer (C4). A store whose call awaits between reading the step
+ * counter and writing the record fails here, as it would in use.
+ */
+async function concurrentRequestsHold(store: WritableOffloadStore, retention: number): Promise<void> {
+  const calls = 8;
+  const answers = await Promise.all(
+    Array.from({ length: calls }, (_, i) =>
+      store.recordRequest({
+        ...requestOf('a', { at: 1000 + i, tokens: 10 + i }),
+        cleared: [clearing('shared', `pointer of call ${i}`), clearing(`own-${i}`)],
+      }),
+    ),
+  );
+  const steps = answers.map((answer) => answer.step).sort((a, b) => a - b);
+  expect(steps).toEqual(Array.from({ length: calls }, (_, i) => i + 1));
+  const ledger = await store.requests('a');
+  // The newest `retention` of them, each with the tokens its own call gave.
+  expect(ledger.map((record) => record.step)).toEqual(steps.slice(-retention));
+  const tokensOf = new Map(answers.map((answer, i) => [answer.step, 10 + i]));
+  for (const record of ledger) expect(record.tokens).toBe(tokensOf.get(record.step));
+  const cleared = await store.cleared('a');
+  const shared = cleared.filter((record) => record.toolCallId === 'shared');
+  expect(shared).toHaveLength(1);
+  for (const answer of answers) {
+    expect(answer.cleared.filter((record) => record.toolCallId === 'shared')).toEqual(shared);
+  }
+  expect(cleared.filter((record) => record.toolCallId.startsWith('own-'))).toHaveLength(calls);
 }

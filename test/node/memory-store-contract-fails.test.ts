@@ -8,7 +8,8 @@ import { startVitest } from 'vitest/node';
  * `storeContract` is worth running only if it fails a store that breaks a rule: here a store that
  * keeps no bound (its commits pass the inner store a bound nothing reaches), one that reports the
  * latest writer's bound instead of the smallest, one that shows a staged result before its commit, and
- * one whose clearings outlive a Block of their turn (C7), each run by a vitest of its own.
+ * one whose clearings outlive a Block of their turn (C7), and one that numbers a request outside its
+ * atomic unit (two calls at once get one step), each run by a vitest of its own.
  */
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'store-contract-fails-'));
@@ -111,6 +112,33 @@ describe('storeContract fails a store that breaks a rule', () => {
     );
     expect(failed).toEqual([
       'restoreTurn takes back the clearings of its turn (C7) and what it stored for them; settle keeps them',
+    ]);
+  });
+
+  it('a store that numbers a request outside its atomic unit fails the concurrency test', {
+    timeout: 600_000,
+  }, async () => {
+    const failed = await failedTests(
+      'racy-steps',
+      `const store = new MemoryOffloadStore();
+      const counts = new Map();
+      const recordRequest = store.recordRequest.bind(store);
+      const clearThread = store.clearThread.bind(store);
+      // Its own step counter, read before an await and written after it: passes every call made alone.
+      store.recordRequest = async (change) => {
+        const step = (counts.get(change?.threadId) ?? 0) + 1;
+        const recorded = await recordRequest(change);
+        counts.set(change.threadId, step);
+        return { ...recorded, step };
+      };
+      store.clearThread = async (threadId) => {
+        counts.delete(threadId);
+        return clearThread(threadId);
+      };
+      return store;`,
+    );
+    expect(failed).toEqual([
+      'numbers concurrent recordRequest calls apart and keeps every record and the first clearing (C4)',
     ]);
   });
 });
