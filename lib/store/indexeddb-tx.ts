@@ -104,6 +104,12 @@ export class IdbTx implements StoreTx {
     const all = await this.tx.objectStore('entries').index('bySeq').getAll(queueRange(threadId));
     return all.flatMap((record) => this.#entry(record) ?? []);
   }
+  async highestSeq(threadId: string) {
+    // A key cursor reads the index alone: an entry too damaged to read still has its key there.
+    const index = this.tx.objectStore('entries').index('bySeq');
+    const seq = ((await index.openKeyCursor(queueRange(threadId), 'prev'))?.key as [string, unknown] | undefined)?.[1];
+    return typeof seq === 'number' && Number.isFinite(seq) ? seq : 0;
+  }
   async allEntries() {
     const all = await this.tx.objectStore('entries').getAll();
     return all.flatMap((record) => this.#entry(record) ?? []);

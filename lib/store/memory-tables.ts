@@ -151,6 +151,11 @@ export class MemoryTx implements StoreTx {
   async entries(threadId: string) {
     return [...of(this.tables.entries, threadId).values()].map((entry) => copy(entry)!).sort((a, b) => a.seq - b.seq);
   }
+  async highestSeq(threadId: string) {
+    let highest = 0;
+    for (const record of of(this.tables.entries, threadId).values()) highest = Math.max(highest, record.seq);
+    return highest;
+  }
   async allEntries() {
     return [...this.tables.entries.values()].flatMap((entries) => [...entries.values()].map((entry) => copy(entry)!));
   }

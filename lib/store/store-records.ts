@@ -111,6 +111,11 @@ export interface StoreTx {
   oldestEntry(threadId: string): Promise<EntryRecord | undefined>;
   /** The thread's entries, lowest seq first. */
   entries(threadId: string): Promise<EntryRecord[]>;
+  /**
+   * The highest seq the thread's entries hold, readable or not (0 for none): a damaged entry still
+   * holds its seq in the queue's unique index, so a rebuilt thread record must go past it.
+   */
+  highestSeq(threadId: string): Promise<number>;
   /** Every thread's entries, in no particular order. */
   allEntries(): Promise<EntryRecord[]>;
   putEntry(record: EntryRecord): Promise<void>;

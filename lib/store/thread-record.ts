@@ -3,13 +3,18 @@ import type { StoreTx, ThreadRecord } from './store-records.js';
 /**
  * A thread's record when it is missing or was found malformed (skipped and reported): rebuilt from
  * the entries that are readable, so the total and the bound hold for the entries that exist. The
- * next seq is past every seq the thread's entries and eviction log hold, so none is reused. For a
+ * next seq is past every seq the thread's entries (a damaged one's too, which still holds its seq in
+ * the queue's unique index) and eviction log hold, so none is reused. For a
  * thread that never stored anything both reads are empty.
  */
 export async function rebuiltThread(tx: StoreTx, threadId: string): Promise<ThreadRecord> {
-  const [entries, log] = await Promise.all([tx.entries(threadId), tx.evictionsOf(threadId)]);
+  const [entries, log, highestSeq] = await Promise.all([
+    tx.entries(threadId),
+    tx.evictionsOf(threadId),
+    tx.highestSeq(threadId),
+  ]);
   let totalBytes = 0;
-  let lastSeq = 0;
+  let lastSeq = highestSeq;
   for (const entry of entries) {
     totalBytes += entry.bytes;
     lastSeq = Math.max(lastSeq, entry.seq);

@@ -138,6 +138,24 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect(await store.unreadable()).toEqual([]);
   });
 
+  it('a damaged thread record and a damaged entry: the rebuilt record never reuses the seq that entry holds', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'one', 't1', 1000);
+    await put(store, 't', 'k2', 'two', 't1', 1000);
+    await tamper(store.name, async (tx) => {
+      // The newest entry keeps its seq (still in the eviction queue's index) but is unreadable.
+      const entries = tx.objectStore('entries');
+      await entries.put({ ...(await entries.get(['t', 'k2']))!, createdAt: 'yesterday' as never });
+      const threads = tx.objectStore('threads');
+      await threads.put({ ...(await threads.get('t'))!, nextSeq: 'soon' as never });
+    });
+    // Every later store goes on: none fails on the damaged entry's seq.
+    for (let i = 3; i <= 6; i++) await put(store, 't', `k${i}`, `text ${i}`, 't1', 1000);
+    expect((await store.list('t')).map((entry) => entry.key)).toEqual(['k1', 'k3', 'k4', 'k5', 'k6']);
+    expect(new Set((await store.list('t')).map((entry) => entry.seq)).size).toBe(5);
+  });
+
   it('a thread record with a malformed bound: bound() reports none rather than trust it, and the next commit sets it', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     for (const forged of [0, -1, 1.5, '100', null, Number.POSITIVE_INFINITY, 2 ** 60]) {
