@@ -226,12 +226,20 @@ function requestBodyProblem(record: unknown, at: string): string | undefined {
   );
 }
 
+/**
+ * A pointer is at most 60 estimated tokens (C2); whatever the estimator, no pointer the offload
+ * writes comes near this many characters. One over it was not written by the offload, and is never
+ * sent to a model (S2).
+ */
+const maxPointerChars = 4096;
+const pointerText = (value: unknown) => name(value) && (value as string).length <= maxPointerChars;
+
 /** A cleared result as `recordRequest` is given it (no thread, step or time). */
 const clearedBodyFields: FieldCheck[] = [
   ['toolCallId', 'a non-empty string', name],
   ['toolName', 'a string', text],
   ['path', 'a non-empty string or absent', absentOr(name)],
-  ['pointer', 'a non-empty string', name],
+  ['pointer', `a non-empty string of at most ${maxPointerChars} characters`, pointerText],
   ['tokens', 'a number of tokens', tokens],
 ];
 

@@ -204,6 +204,27 @@ describe('IndexedDbOffloadStore: malformed ledger and cleared records are skippe
     expect(await store.requests('t')).toEqual([]);
   });
 
+  it('a cleared record whose pointer is over its bound is unreadable, never sent: clearing the result again replaces it', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await store.recordRequest(request(10, ['c1']));
+    await tamper(store.name, ['requests', 'cleared'], async (tx) => {
+      const cleared = tx.objectStore('cleared');
+      await cleared.put({ ...(await cleared.get(['t', 'c1']))!, pointer: 'x'.repeat(1024 * 1024) });
+    });
+    expect(await store.cleared('t')).toEqual([]);
+    expect(await store.unreadable('t')).toEqual([
+      { store: 'cleared', key: '["t","c1"]', threadId: 't', reason: expect.stringMatching(/^pointer is /) },
+    ]);
+    const again = await store.recordRequest(request(20, ['c1']));
+    expect(again.cleared.map((cleared) => `${cleared.toolCallId}@${cleared.step}`)).toEqual(['c1@2']);
+    expect(again.cleared[0]!.pointer.length).toBeLessThan(200);
+    // Nor can a writer keep one: the same bound refuses it, naming the field.
+    const huge = request(30, ['c2']);
+    const tooLong = { ...huge, cleared: [{ ...huge.cleared[0]!, pointer: 'y'.repeat(4097) }] };
+    await expect(store.recordRequest(tooLong)).rejects.toThrow(/change\.cleared\[0\]\.pointer/);
+  });
+
   it('a thread record another script broke: the next request is numbered past the ledger, not from 1 again', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = open();
