@@ -144,6 +144,27 @@ function withShownText(part: ToolPartWithOutput, text: string): ToolPartWithOutp
 }
 
 /**
+ * The messages to measure: those with a list of parts, each part an object with a type (a tool
+ * call with its id and name). Anything
+ * else (hostile, or from an older app) the route's conversion would stumble on; it is sent as it
+ * came, but it does not keep the rest of the request from being fitted.
+ */
+function wellFormed<M extends UIMessage>(messages: readonly M[]): M[] {
+  return messages.flatMap((message) => {
+    const parts = (message as { parts?: unknown }).parts;
+    if (typeof message !== 'object' || message === null || !Array.isArray(parts)) return [];
+    const kept = parts.filter((part) => {
+      if (typeof part !== 'object' || part === null) return false;
+      const { type, toolCallId, toolName } = part as Record<string, unknown>;
+      if (typeof type !== 'string') return false;
+      if (type === 'dynamic-tool' && (typeof toolName !== 'string' || toolName === '')) return false;
+      return !(type.startsWith('tool-') || type === 'dynamic-tool') || typeof toolCallId === 'string';
+    });
+    return [kept.length === parts.length ? message : { ...message, parts: kept }];
+  });
+}
+
+/**
  * The offload for an AI SDK UI chat whose model runs behind a route: large tool outputs (of the
  * page's tools and the route's alike) are stored in the page's store and sent as their previews,
  * the same text every time the same output is sent, also after a reload or from another tab (A1,
@@ -227,20 +248,21 @@ export function offloadChat<UI_MESSAGE extends UIMessage = UIMessage>(
   /** Fits the request the messages make (as the route converts them) and puts the replacements in copies of their parts. */
   async function fitted(messages: UI_MESSAGE[]): Promise<UI_MESSAGE[]> {
     let request: ReturnType<typeof contextMessages>;
+    let fit: Awaited<ReturnType<ToolOutputOffload['fitContext']>>;
     try {
-      request = contextMessages(await convertToModelMessages(messages));
+      request = contextMessages(await convertToModelMessages(wellFormed(messages)));
+      fit = await offload.fitContext({
+        threadId,
+        system: systemText,
+        tools: await toolSpecs(measuredTools, undefined, { toolsContext: {} } as StepOptions, schemas),
+        messages: request.messages,
+        readTools: readToolNames,
+      });
     } catch (error) {
-      // The route cannot convert them either; they go as they are, every output already within its threshold.
-      console.warn('offloadChat: the messages could not be converted to measure them; sent unfitted', error);
+      // Messages the route cannot convert either: they go as they are, every output already within its threshold.
+      console.warn('offloadChat: the messages could not be measured; sent unfitted', error);
       return messages;
     }
-    const fit = await offload.fitContext({
-      threadId,
-      system: systemText,
-      tools: await toolSpecs(measuredTools, undefined, { toolsContext: {} } as StepOptions, schemas),
-      messages: request.messages,
-      readTools: readToolNames,
-    });
     for (const event of fit.events) emit(event);
     if (fit.replacements.size === 0) return messages;
     const byCall = new Map<string, string>();
