@@ -1,17 +1,10 @@
 // The route's half of an AI SDK UI chat whose page keeps the stored results: the read tools
-// declared without `execute` (the page answers them, `offloadChat`'s `answerReadTool`) and the
-// offload's system lines. Nothing here touches a store: the route runs where no IndexedDB is.
+// declared without `execute` (the page answers them: `offloadChat`'s `answerReadTool`) and the
+// offload's system lines, worded by an offload made with the page's options. Nothing here opens a
+// store, and the module imports nothing of the offload at run time.
 import { jsonSchema, tool } from 'ai';
-import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
+import type { ToolOutputOffload } from '../../lib/index.js';
 import type { OffloadReadTools } from './read-tools.js';
-
-export interface OffloadChatRouteOptions {
-  /**
-   * The page's offload's `thresholdTokens`, which the system lines name.
-   * @default the ToolOutputOffload default
-   */
-  thresholdTokens?: number;
-}
 
 export interface OffloadChatRoute {
   /** read_file, grep, ls and glob as the page's offload declares them, without `execute`: the page runs them. */
@@ -20,28 +13,17 @@ export interface OffloadChatRoute {
   system: string;
 }
 
-const optionNames: readonly string[] = ['thresholdTokens'];
-
 /**
  * What a chat route adds for the page's offload: the read tools to declare (their calls reach the
  * page, whose `onToolCall` answers them from its store) and the system lines that say where large
- * results are and how to read them. Safe on a server: it opens no store.
+ * results are and how to read them. On a server, pass `new ToolOutputOffload(options)` with the
+ * page's `thresholdTokens` (the lines name it): where no IndexedDB exists it uses a memory store,
+ * which this never writes to.
  */
-export function offloadChatRoute(options: OffloadChatRouteOptions = {}): OffloadChatRoute {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError('offloadChatRoute: options must be an object, { thresholdTokens? }');
+export function offloadChatRoute(offload: ToolOutputOffload): OffloadChatRoute {
+  if (typeof (offload as ToolOutputOffload | null)?.readTools !== 'function') {
+    throw new TypeError('offloadChatRoute: the argument must be a ToolOutputOffload (made with the page’s options)');
   }
-  const unknown = Object.keys(options).filter((name) => !optionNames.includes(name));
-  if (unknown.length > 0) {
-    throw new TypeError(
-      `offloadChatRoute: unknown option ${unknown.map((name) => JSON.stringify(name.slice(0, 80))).join(', ')}; the options are ${optionNames.join(', ')}`,
-    );
-  }
-  // An offload over an empty memory store only to word the specs and the lines as the page's does.
-  const offload = new ToolOutputOffload({
-    store: new MemoryOffloadStore(),
-    ...(options.thresholdTokens !== undefined ? { thresholdTokens: options.thresholdTokens } : {}),
-  });
   const tools = Object.fromEntries(
     offload
       .readTools()

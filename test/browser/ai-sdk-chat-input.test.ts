@@ -43,13 +43,15 @@ describe('offloadChat and offloadChatRoute check their options', () => {
       /options.prepareSendMessagesRequest must be a function/,
     );
     expect(() =>
-      offloadChat(offload, { threadId: 't', tools: { ...appTools, read_file: offloadChatRoute().tools.read_file } }),
+      offloadChat(offload, {
+        threadId: 't',
+        tools: { ...appTools, read_file: offloadChatRoute(offload).tools.read_file },
+      }),
     ).toThrow(/already has a tool named "read_file"/);
-    expect(() => offloadChatRoute({ threshold: 1 } as never)).toThrow(
-      /offloadChatRoute: unknown option "threshold"; the options are thresholdTokens/,
+    expect(() => offloadChatRoute({ thresholdTokens: 1000 } as never)).toThrow(
+      /offloadChatRoute: the argument must be a ToolOutputOffload/,
     );
-    expect(() => offloadChatRoute('x' as never)).toThrow(/options must be an object/);
-    expect(() => offloadChatRoute({ thresholdTokens: 10 })).toThrow(RangeError);
+    expect(() => offloadChatRoute(undefined as never)).toThrow(/the argument must be a ToolOutputOffload/);
   });
 
   it('messagesToSend refuses what is not an array; answerReadTool leaves other tools to the app', async () => {
