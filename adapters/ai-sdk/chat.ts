@@ -1,4 +1,4 @@
-// The AI SDK UI chat's way in: the chat sends its UI messages to a route on every request, so the
+// The AI SDK UI chat's way in (A5): the chat sends its UI messages to a route on every request, so the
 // page sends them with each large tool output as the offload's preview (stored in the page's
 // store), fitted to the context budget, and answers the read tools the route declares. The chat's
 // own messages keep every output whole.

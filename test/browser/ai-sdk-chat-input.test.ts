@@ -1,4 +1,4 @@
-// Bad input to the AI SDK UI chat's way in: every option of offloadChat and offloadChatRoute
+// Bad input to the AI SDK UI chat's way in (A5): every option of offloadChat and offloadChatRoute
 // checked, unknown names refused; hostile UI messages (huge, malformed parts) sent within the
 // threshold and the store's bound, never blocking the send. Also the in-page shape:
 // DirectChatTransport with a ToolLoopAgent whose tools are withOffload's.

@@ -1,4 +1,4 @@
-// The AI SDK UI chat's way in (offloadChat, offloadChatRoute): the SDK's own AbstractChat and
+// The AI SDK UI chat's way in (offloadChat, offloadChatRoute; A5): the SDK's own AbstractChat and
 // DefaultChatTransport in the page, the route (streamText + toUIMessageStreamResponse with
 // MockLanguageModelV4) run by the transport's fetch, over both stores. What the route received,
 // what its model read back through the page's read_file, and the chat's own messages.
