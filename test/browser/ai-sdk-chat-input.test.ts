@@ -9,7 +9,7 @@ import {
   ToolLoopAgent,
   type UIMessage,
 } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type OffloadEvent, offloadChat, offloadChatRoute, withOffload } from '../../adapters/ai-sdk/index.js';
 import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 import { appTools, pageText, TestChat } from './fixtures/ai-sdk-chat.js';
@@ -17,6 +17,9 @@ import { pathIn, scriptedAiModel, shownText } from './fixtures/ai-sdk-model.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 
 afterEach(deleteContextStores);
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const threshold = 1000;
 
@@ -117,7 +120,9 @@ for (const kind of contextStores) {
         { id: 'a2', role: 'assistant', parts: 'not an array' },
       ] as unknown as UIMessage[];
       const before = structuredClone(messages);
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       const sent = await chat.messagesToSend(messages);
+      expect(warn).not.toHaveBeenCalled();
       expect(messages).toEqual(before);
 
       const toolParts = (sent[1]!.parts as unknown[]).filter(
@@ -153,6 +158,7 @@ for (const kind of contextStores) {
       });
       const chat = offloadChat(offload, { threadId: 'f' });
       const page = pageText('f', 100_000);
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       const sent = await chat.messagesToSend([
         { id: 'u', role: 'user', parts: [{ type: 'file', mediaType: 'text/plain', url: 'not a url' }] },
         {
@@ -161,6 +167,10 @@ for (const kind of contextStores) {
           parts: [{ type: 'tool-read_page', toolCallId: 'p', state: 'output-available', input: {}, output: page }],
         },
       ] as UIMessage[]);
+      expect(warn).toHaveBeenCalledWith(
+        'offloadChat: the messages could not be measured; sent unfitted',
+        expect.any(TypeError),
+      );
       const part = sent[1]!.parts[0] as { output: string };
       expect(pathIn(part.output)).toMatch(/^\/large_tool_results\//);
       expect(await store.requests!('f')).toEqual([]);

@@ -5,7 +5,7 @@
 import { isToolUIPart, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OffloadEvent, offloadChat } from '../../adapters/ai-sdk/index.js';
-import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
+import { IndexedDbOffloadStore, ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 import { appTools, chatRoute, pageChat, pageText, routeSystem } from './fixtures/ai-sdk-chat.js';
 import { pathIn, scriptedAiModel, shownText } from './fixtures/ai-sdk-model.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
@@ -194,3 +194,35 @@ for (const kind of contextStores) {
     });
   });
 }
+
+describe('an AI SDK UI chat open in two tabs', () => {
+  it('two offloads over one IndexedDB database send the same output as the same preview, stored once (A1)', async () => {
+    const name = `ai-sdk-chat-tabs-${crypto.randomUUID()}`;
+    const tabs = [new IndexedDbOffloadStore({ name }), new IndexedDbOffloadStore({ name })];
+    try {
+      const threadId = 'chat-tabs';
+      const page = pageText('tabs', 300_000);
+      const messages: UIMessage[] = [
+        { id: 'u', role: 'user', parts: [{ type: 'text', text: 'Read the page.' }] },
+        {
+          id: 'a',
+          role: 'assistant',
+          parts: [{ type: 'tool-read_page', toolCallId: 'page-1', state: 'output-available', input: {}, output: page }],
+        },
+      ];
+      const [first, second] = await Promise.all(
+        tabs.map((store) =>
+          offloadChat(pageOffload(store), { threadId, system: routeSystem, tools: appTools }).messagesToSend(messages),
+        ),
+      );
+      const preview = sentOutput({ messages: first! }, 'page-1') as string;
+      expect(preview.length).toBeLessThan(page.length / 20);
+      expect(sentOutput({ messages: second! }, 'page-1')).toBe(preview);
+      expect(await tabs[0]!.list(threadId)).toHaveLength(1);
+      expect(ownOutput(messages, 'page-1')).toBe(page);
+    } finally {
+      await tabs[1]!.close();
+      await tabs[0]!.deleteDatabase();
+    }
+  });
+});
