@@ -12,7 +12,7 @@ import {
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type OffloadEvent, offloadChat, offloadChatRoute, withOffload } from '../../adapters/ai-sdk/index.js';
 import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
-import { appTools, pageText, TestChat } from './fixtures/ai-sdk-chat.js';
+import { appTools, pageText, readBackSteps, TestChat } from './fixtures/ai-sdk-chat.js';
 import { pathIn, scriptedAiModel, shownText } from './fixtures/ai-sdk-model.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 
@@ -187,19 +187,9 @@ describe('DirectChatTransport with an in-page ToolLoopAgent: withOffload is the 
       let readBack = '';
       const model = scriptedAiModel([
         { toolCalls: [{ id: 'page-1', name: 'read_page', input: { url: 'docs' } }] },
-        (prompt) => ({
-          toolCalls: [
-            {
-              id: 'read-1',
-              name: 'read_file',
-              input: { path: pathIn(shownText(prompt, 'page-1')), offset: 41, limit: 1 },
-            },
-          ],
+        ...readBackSteps('page-1', 'read-1', 41, (read) => {
+          readBack = read;
         }),
-        (prompt) => {
-          readBack = shownText(prompt, 'read-1');
-          return { text: 'Done.' };
-        },
       ]);
       const offloaded = withOffload(offload, appTools, { threadId: 'direct' });
       const agent = new ToolLoopAgent({

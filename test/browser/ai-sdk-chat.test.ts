@@ -6,8 +6,8 @@ import { isToolUIPart, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OffloadEvent, offloadChat } from '../../adapters/ai-sdk/index.js';
 import { IndexedDbOffloadStore, ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
-import { appTools, chatRoute, pageChat, pageText, routeSystem } from './fixtures/ai-sdk-chat.js';
-import { pathIn, scriptedAiModel, shownText } from './fixtures/ai-sdk-model.js';
+import { appTools, chatRoute, pageChat, pageText, readBackSteps, routeSystem } from './fixtures/ai-sdk-chat.js';
+import { pathIn, scriptedAiModel } from './fixtures/ai-sdk-model.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 
 afterEach(deleteContextStores);
@@ -51,19 +51,9 @@ for (const kind of contextStores) {
       let readBack = '';
       const model = scriptedAiModel([
         { toolCalls: [{ id: 'page-1', name: 'read_page', input: { url: 'docs' } }] },
-        (prompt) => ({
-          toolCalls: [
-            {
-              id: 'read-1',
-              name: 'read_file',
-              input: { path: pathIn(shownText(prompt, 'page-1')), offset: 2099, limit: 1 },
-            },
-          ],
+        ...readBackSteps('page-1', 'read-1', 2099, (read) => {
+          readBack = read;
         }),
-        (prompt) => {
-          readBack = shownText(prompt, 'read-1');
-          return { text: 'Line 2100 is about lorem ipsum.' };
-        },
         { text: 'Still here.' },
       ]);
       const route = chatRoute(model, threadId);
@@ -98,21 +88,11 @@ for (const kind of contextStores) {
 
       // A reload: a new offload and a new chat over the same store, with the messages the app kept.
       const kept = structuredClone(first.chat.messages);
-      const reloadedModel = scriptedAiModel([
-        (prompt) => ({
-          toolCalls: [
-            {
-              id: 'read-2',
-              name: 'read_file',
-              input: { path: pathIn(shownText(prompt, 'page-1')), offset: 9, limit: 1 },
-            },
-          ],
+      const reloadedModel = scriptedAiModel(
+        readBackSteps('page-1', 'read-2', 9, (read) => {
+          readBack = read;
         }),
-        (prompt) => {
-          readBack = shownText(prompt, 'read-2');
-          return { text: 'Line 10 too.' };
-        },
-      ]);
+      );
       const reloadedRoute = chatRoute(reloadedModel, threadId);
       const again = pageChat({
         chatOffload: offloadChat(pageOffload(store), { threadId, system: routeSystem, tools: appTools }),
@@ -148,19 +128,11 @@ for (const kind of contextStores) {
         steps.push({ text: `Page ${i} read.` });
       }
       // Then the model reads the first page back from the pointer it was sent.
-      steps.push((prompt) => ({
-        toolCalls: [
-          {
-            id: 'read-0',
-            name: 'read_file',
-            input: { path: pathIn(shownText(prompt, 'page-0')), offset: 0, limit: 1 },
-          },
-        ],
-      }));
-      steps.push((prompt) => {
-        pointerRead = shownText(prompt, 'read-0');
-        return { text: 'Done.' };
-      });
+      steps.push(
+        ...readBackSteps('page-0', 'read-0', 0, (read) => {
+          pointerRead = read;
+        }),
+      );
       const model = scriptedAiModel(steps);
       const route = chatRoute(model, threadId);
       const events: OffloadEvent[] = [];
