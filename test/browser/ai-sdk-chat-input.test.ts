@@ -65,6 +65,70 @@ describe('offloadChat and offloadChatRoute check their options', () => {
   });
 });
 
+describe('offloadChat at the transport and in onToolCall', () => {
+  it('sends the transport’s usual body, or what the app’s own hook makes of the messages to send', async () => {
+    const offload = new ToolOutputOffload({ thresholdTokens: threshold });
+    const page = pageText('hook', 100_000);
+    const messages = [
+      {
+        id: 'a',
+        role: 'assistant',
+        parts: [{ type: 'tool-read_page', toolCallId: 'p', state: 'output-available', input: {}, output: page }],
+      },
+    ] as UIMessage[];
+    const request = {
+      id: 'chat-9',
+      messages,
+      requestMetadata: undefined,
+      body: { user: 'u-1' },
+      credentials: undefined,
+      headers: undefined,
+      api: '/api/chat',
+      trigger: 'submit-message' as const,
+      messageId: undefined,
+    };
+    const plain = await offloadChat(offload, { threadId: 'hook' }).prepareSendMessagesRequest(request);
+    const sent = (plain.body as { messages: UIMessage[] }).messages;
+    expect(plain.body).toEqual({
+      user: 'u-1',
+      id: 'chat-9',
+      messages: sent,
+      trigger: 'submit-message',
+      messageId: undefined,
+    });
+    const preview = (sent[0]!.parts[0] as { output: string }).output;
+    expect(pathIn(preview)).toMatch(/^\/large_tool_results\//);
+    const seen: UIMessage[][] = [];
+    const hooked = await offloadChat(offload, {
+      threadId: 'hook',
+      prepareSendMessagesRequest: ({ messages: given }) => {
+        seen.push(given);
+        return { body: { last: given.at(-1) }, api: '/api/other' };
+      },
+    }).prepareSendMessagesRequest(request);
+    expect((seen[0]![0]!.parts[0] as { output: string }).output).toBe(preview);
+    expect(hooked).toEqual({ body: { last: seen[0]![0] }, api: '/api/other' });
+    expect((messages[0]!.parts[0] as { output: string }).output).toBe(page);
+  });
+
+  it('answers a read of a path that was never stored with the error the model gets in every runtime (O4)', async () => {
+    const chat = offloadChat(new ToolOutputOffload({ thresholdTokens: threshold }), { threadId: 'reads' });
+    const answer = await new Promise<unknown>((resolve) => {
+      const handled = chat.answerReadTool(
+        { toolCallId: 'r', toolName: 'read_file', input: { path: '/large_tool_results/never' } },
+        resolve,
+      );
+      expect(handled).toBe(true);
+    });
+    expect(answer).toMatchObject({ tool: 'read_file', toolCallId: 'r', state: 'output-error' });
+    expect((answer as { errorText: string }).errorText).toMatch(/not found/);
+    const bad = await new Promise<unknown>((resolve) => {
+      chat.answerReadTool({ toolCallId: 'b', toolName: 'grep', input: 'not an object' }, resolve);
+    });
+    expect((bad as { errorText: string }).errorText).toMatch(/Invalid arguments for tool "grep"/);
+  });
+});
+
 for (const kind of contextStores) {
   describe(`hostile UI messages on ${kind.name}`, () => {
     it('huge and malformed parts go within the threshold and the bound, and the chat’s messages are unchanged', async () => {
