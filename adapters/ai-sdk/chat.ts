@@ -143,16 +143,24 @@ function withShownText(part: ToolPartWithOutput, text: string): ToolPartWithOutp
   return part.state === 'output-error' ? { ...part, errorText: text } : { ...part, output: text };
 }
 
+/** A message's parts, or undefined when a (hostile) message has no list of them. */
+function partsOf(message: unknown): unknown[] | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { parts } = message as { parts?: unknown };
+  return Array.isArray(parts) ? parts : undefined;
+}
+
 /**
- * The messages to measure: those with a list of parts, each part an object with a type (a tool
- * call with its id and name). Anything
- * else (hostile, or from an older app) the route's conversion would stumble on; it is sent as it
- * came, but it does not keep the rest of the request from being fitted.
+ * The messages to measure: those of a known role with a list of parts, each part an object with a
+ * type (a tool call with its id and name). Anything else (hostile, or from an older app) the route's conversion
+ * would stumble on; it is sent as it came, but it does not keep the rest of the request from being
+ * fitted.
  */
 function wellFormed<M extends UIMessage>(messages: readonly M[]): M[] {
   return messages.flatMap((message) => {
-    const parts = (message as { parts?: unknown }).parts;
-    if (typeof message !== 'object' || message === null || !Array.isArray(parts)) return [];
+    const parts = partsOf(message);
+    const { role } = (message ?? {}) as { role?: unknown };
+    if (parts === undefined || (role !== 'user' && role !== 'assistant' && role !== 'system')) return [];
     const kept = parts.filter((part) => {
       if (typeof part !== 'object' || part === null) return false;
       const { type, toolCallId, toolName } = part as Record<string, unknown>;
@@ -233,8 +241,8 @@ export function offloadChat<UI_MESSAGE extends UIMessage = UIMessage>(
   async function offloaded(messages: readonly UI_MESSAGE[]): Promise<UI_MESSAGE[]> {
     const sent: UI_MESSAGE[] = [];
     for (const message of messages) {
-      const parts = (message as { parts?: unknown }).parts;
-      if (!Array.isArray(parts) || !parts.some(isToolPartWithOutput)) {
+      const parts = partsOf(message);
+      if (parts === undefined || !parts.some(isToolPartWithOutput)) {
         sent.push(message);
         continue;
       }
@@ -271,8 +279,8 @@ export function offloadChat<UI_MESSAGE extends UIMessage = UIMessage>(
       if (message?.role === 'tool') byCall.set(message.toolCallId, replacement.text);
     }
     return messages.map((message) => {
-      const parts = (message as { parts?: unknown }).parts;
-      if (!Array.isArray(parts)) return message;
+      const parts = partsOf(message);
+      if (parts === undefined) return message;
       let changed = false;
       const copy = parts.map((part) => {
         if (!isToolPartWithOutput(part) || part.providerExecuted === true) return part;

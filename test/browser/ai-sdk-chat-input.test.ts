@@ -182,6 +182,8 @@ for (const kind of contextStores) {
           ],
         },
         { id: 'a2', role: 'assistant', parts: 'not an array' },
+        null,
+        { id: 'r', role: 'robot', parts: [{ type: 'text', text: 'beep' }] },
       ] as unknown as UIMessage[];
       const before = structuredClone(messages);
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
@@ -211,6 +213,7 @@ for (const kind of contextStores) {
       // The user's own 200 KB text cannot be cleared: sent over the budget, and said so (C6).
       expect(events.some((event) => event.type === 'context-over-budget')).toBe(true);
       expect(sent[2]).toBe(messages[2]);
+      expect(sent[3]).toBeNull();
     });
 
     it('a message the route could not convert (a file part with no URL) is sent unfitted, its outputs offloaded', async () => {
