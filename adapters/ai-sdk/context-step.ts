@@ -22,7 +22,7 @@ import { type ModelOutput, withOptionsOf } from './model-output.js';
 type ContextToolSpec = ContextRequest['tools'][number];
 type ContextReplacement = FittedContext['replacements'] extends ReadonlyMap<number, infer R> ? R : never;
 
-type StepOptions = Parameters<PrepareStepFunction<ToolSet>>[0];
+export type StepOptions = Parameters<PrepareStepFunction<ToolSet>>[0];
 
 /** Where one tool result of the request sits in the step's messages. */
 interface ResultAt {
@@ -71,7 +71,10 @@ function partsText(content: Exclude<ModelMessage['content'], string>): string {
 }
 
 /** The step's messages as the offload's request messages, and where each tool result is. */
-function contextMessages(messages: readonly ModelMessage[]): { messages: ContextMessage[]; results: ResultAt[] } {
+export function contextMessages(messages: readonly ModelMessage[]): {
+  messages: ContextMessage[];
+  results: ResultAt[];
+} {
   const out: ContextMessage[] = [];
   const results: ResultAt[] = [];
   messages.forEach((message, m) => {
@@ -144,7 +147,7 @@ function withReplacements(
 }
 
 /** The step's tools as the offload measures them: name, description and JSON Schema (as the SDK sends them). */
-async function toolSpecs(
+export async function toolSpecs(
   tools: Readonly<Record<string, Tool>>,
   active: readonly string[] | undefined,
   options: StepOptions,

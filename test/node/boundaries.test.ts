@@ -62,6 +62,7 @@ const allowedImports: Record<string, Allowed> = {
     parts: ['lib/index.ts', 'lib/agent.ts', 'inspector/', 'extension/', 'examples/shared/'],
     packages: ['preact', ...buildTools],
   },
+  'examples/ai-sdk-chat/': { parts: ['lib/index.ts', 'adapters/ai-sdk/'], packages: ['ai', 'vite'] },
   'demo/': {
     parts: [
       'lib/index.ts',
