@@ -179,9 +179,18 @@ describe('the budget switch ("small model: 8,000 tokens")', () => {
       return inspector.locator('.timeline .cleared-mark').allTextContents();
     };
     await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    // Results still stored were cleared too (the script's call ids repeat each step; the model
+    // makes them unique in the thread): the Entries tab marks each one the Context tab calls a pointer.
+    const entryMarks = async () => {
+      await inspector.getByRole('tab', { name: /^Entries/ }).click();
+      return inspector.getByRole('grid', { name: 'Stored entries' }).locator('.cleared-mark').count();
+    };
+    await expect.poll(entryMarks).toBeGreaterThan(0);
+    const marked = await entryMarks();
     await page.reload();
     await expect.poll(() => budgetSwitch(page).isChecked()).toBe(true);
     await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    await expect.poll(entryMarks).toBe(marked);
     await closeDemo(page);
   }, 600_000);
 
