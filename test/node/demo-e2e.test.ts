@@ -187,6 +187,25 @@ describe('the budget switch ("small model: 8,000 tokens")', () => {
     };
     await expect.poll(entryMarks).toBeGreaterThan(0);
     const marked = await entryMarks();
+    // The Context tab on the demo's own data: the tallest bar and the budget line at least a third
+    // of the chart's height (the line without the offload, far above, is marked off the scale).
+    await inspector.getByRole('tab', { name: 'Context' }).click();
+    await expect.poll(() => inspector.locator('[role="option"].ctx-step').count()).toBeGreaterThan(5);
+    const heights = await inspector.locator('.ctx-track').evaluate((track) => {
+      const chart = track.querySelector('svg.ctx-svg')!.getBoundingClientRect();
+      const parts = [...track.querySelectorAll('rect.ctx-part')].map((rect) => rect.getBoundingClientRect());
+      const baseline = Math.max(...parts.map((rect) => rect.bottom));
+      const budget = track.querySelector('path.ctx-budget')!;
+      return {
+        chart: chart.height,
+        tallest: baseline - Math.min(...parts.map((rect) => rect.top)),
+        budget: baseline - budget.getBoundingClientRect().top,
+        budgetName: budget.getAttribute('aria-label'),
+      };
+    });
+    expect(heights.tallest).toBeGreaterThanOrEqual(heights.chart / 3);
+    expect(heights.budget).toBeGreaterThanOrEqual(heights.chart / 3);
+    expect(heights.budgetName).toBe('budget: 8,000 tokens');
     await page.reload();
     await expect.poll(() => budgetSwitch(page).isChecked()).toBe(true);
     await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));

@@ -60,17 +60,20 @@ describe('npm pack from a clean clone', () => {
     const images = packed.files.filter((path) => /\.(png|svg|jpe?g|gif|webp)$/i.test(path));
     expect(images).toEqual([]);
     const outside = packed.files.filter(
-      (path) =>
-        !/^(dist\/|docs\/[^/]+\.md$|inspector\/README\.md$|README\.md$|LICENSE$|package\.json$)/.test(path),
+      (path) => !/^(dist\/|docs\/[^/]+\.md$|inspector\/README\.md$|README\.md$|LICENSE$|package\.json$)/.test(path),
     );
     expect(outside).toEqual([]);
   });
 
   it('installed into an empty app, every entry resolves to its file, and the core ones import in Node', async () => {
     const resolveAll = entries.map(({ specifier }) => `import.meta.resolve(${JSON.stringify(specifier)})`).join(',');
-    const { stdout } = await run('node', ['--input-type=module', '-e', `console.log(JSON.stringify([${resolveAll}]))`], {
-      cwd: app,
-    });
+    const { stdout } = await run(
+      'node',
+      ['--input-type=module', '-e', `console.log(JSON.stringify([${resolveAll}]))`],
+      {
+        cwd: app,
+      },
+    );
     const resolved = JSON.parse(stdout) as string[];
     entries.forEach(({ import: code }, i) => {
       const file = fileURLToPath(resolved[i]!);
