@@ -111,7 +111,7 @@ ${/* Room as the columns need it: a path's key and a thread id (often a UUID) wh
 .cols { display: grid; grid-template-columns: minmax(10em, 2.2fr) minmax(5em, 1.6fr) minmax(9em, 1fr) 10.5em 6em 4em 5em; }
 ${/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */ ''}
 @container list (max-width: 640px) {
-  .cols { grid-template-columns: minmax(4em, 1fr) minmax(9em, 0.6fr) 10.5em; }
+  .cols { grid-template-columns: minmax(4em, 1fr) minmax(8em, 0.35fr) 10.5em; }
   .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
 }
 th, td { padding: 0; text-align: left; font-weight: normal; }

@@ -44,13 +44,13 @@ function axisLabel(tokens: number): string {
 }
 
 /** The scale of a ledger: bars and budget legible, the line without the offload on it only when that keeps them so. */
-export interface ChartScale {
+interface ChartScale {
   top: number;
   /** The highest tokens without the offload and its step, when that line rises above `top`. */
   offScale?: { tokens: number; step: number };
 }
 
-export function chartScale(records: readonly LedgerRecord[]): ChartScale {
+function chartScale(records: readonly LedgerRecord[]): ChartScale {
   let shown = 0;
   let without: LedgerRecord | undefined;
   for (const record of records) {

@@ -236,7 +236,8 @@ describe.each([
   {
     runtime: 'ai-sdk',
     framework: 'Vercel AI SDK runtime (generateText with withOffload)',
-    path: /^call_\d-[0-9a-f]{8}-[0-9a-f]{24}$/,
+    // The script's id made unique in the thread (call_1_m1s0: message 1, step 0), then the runtime's tag.
+    path: /^call_\d_m\d+s\d+-[0-9a-f]{1,8}-[0-9a-f]{24}$/,
   },
   {
     runtime: 'langchain',
