@@ -92,9 +92,9 @@ function randomTag(): string {
 
 /**
  * A package `Model` (the offline script, or the OpenAI-compatible adapter) as an AI SDK language
- * model, so the AI SDK runtime plays the same scenario. The script numbers its tool calls call_1,
- * call_2, … in every step: each step's ids get a random tag, unique as a provider's would be (the
- * same id and text again is the same result to the offload, A1).
+ * model, so the AI SDK runtime plays the same scenario. The script's ids are unique in a thread
+ * only: each step's ids get a random tag, unique everywhere as a provider's would be (the same id
+ * and text again is the same result to the offload, A1).
  */
 export function asLanguageModel(model: Model): LanguageModelV4 {
   return {

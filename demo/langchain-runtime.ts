@@ -74,9 +74,8 @@ let callCount = 0;
 
 /**
  * A package `Model` (the offline script, or the OpenAI-compatible adapter) as a LangChain chat
- * model, so the LangChain runtime plays the same scenario. Tool call ids are made unique: the
- * script numbers them call_1, call_2, … in every step, and LangChain skips a call whose id already
- * has a result.
+ * model, so the LangChain runtime plays the same scenario. Tool call ids get a counter too, unique
+ * everywhere as a provider's would be: LangChain skips a call whose id already has a result.
  */
 class PackageChatModel extends BaseChatModel {
   constructor(

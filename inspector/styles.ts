@@ -107,10 +107,11 @@ ${/* The preview beside the stored text only where each gets a readable width; e
 table.grid { display: block; width: 100%; border-collapse: collapse; }
 .grid:focus-visible { outline: none; }
 .grid:focus-visible .row.active { outline: 2px solid var(--accent); outline-offset: -2px; }
-.cols { display: grid; grid-template-columns: minmax(10em, 3fr) minmax(5em, 1fr) minmax(9em, 1.2fr) 10.5em 6em 3.5em 4em; }
+${/* Room as the columns need it: a path's key and a thread id (often a UUID) whole while the table has room; each header with its sort mark. */ ''}
+.cols { display: grid; grid-template-columns: minmax(10em, 2.2fr) minmax(5em, 1.6fr) minmax(9em, 1fr) 10.5em 6em 4em 5em; }
 ${/* A narrow list (beside an open entry, or on a phone) keeps path, tool and size whole, not seven cut columns. */ ''}
 @container list (max-width: 640px) {
-  .cols { grid-template-columns: minmax(6em, 1fr) minmax(9em, 0.6fr) 10.5em; }
+  .cols { grid-template-columns: minmax(4em, 1fr) minmax(8em, 0.35fr) 10.5em; }
   .cols > :nth-child(2), .cols > :nth-child(n+5) { display: none; }
 }
 th, td { padding: 0; text-align: left; font-weight: normal; }
@@ -131,10 +132,15 @@ th, td { padding: 0; text-align: left; font-weight: normal; }
 .cell { padding: 0 6px; line-height: ${ROW_HEIGHT - 1}px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .path-cell { display: flex; align-items: center; gap: 4px; }
-.path-text { display: flex; min-width: 0; overflow: hidden; }
-${/* The folder gives way first; the last segment keeps its end (rtl: it is cut at its start). */ ''}
-.path-head { flex: 0 1000 auto; min-width: 1.2em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.path-tail { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: left; }
+${
+  /* The folder is shown whole or not at all: laid out after the last segment (row-reverse, order), it wraps to a
+  second line, which the one-line box hides, when both do not fit. The last segment alone keeps its end (rtl: it is
+  cut at its start), so a path never shows two ellipses. */ ''
+}
+.path-text { display: flex; flex-flow: row-reverse wrap; justify-content: flex-end; min-width: 0; overflow: hidden;
+  height: ${ROW_HEIGHT - 1}px; }
+.path-head { order: 2; flex: none; white-space: nowrap; }
+.path-tail { order: 1; flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: left; }
 .cleared-mark { flex: none; font-family: system-ui, sans-serif; font-size: 11px; padding: 0 6px; line-height: 16px;
   border-radius: 8px; border: 1px solid currentColor; color: var(--accent); white-space: nowrap; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }

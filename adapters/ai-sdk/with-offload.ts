@@ -14,6 +14,13 @@ export type OffloadEvent =
    */
   | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
   /**
+   * With a `contextBudget`, once per offload: a tool was called after a model step that the
+   * returned `prepareStep` never fitted — it was not passed to generateText, streamText or
+   * ToolLoopAgent, so requests are not fitted to the budget and the ledger stays empty (C8).
+   * `fix` says what to pass (the same words go to `console.warn`).
+   */
+  | { type: 'context-not-fitted'; threadId: string; fix: string }
+  /**
    * With a `contextBudget`: `context-cleared` when a step's request cleared results (their paths,
    * its tokens before and after); `context-over-budget` when it is sent over the budget anyway (C6).
    */
@@ -43,6 +50,10 @@ export interface WithOffload<TOOLS extends ToolSet> {
    */
   prepareStep: PrepareStepFunction<TOOLS & OffloadReadTools>;
 }
+
+/** What the warning of an unfitted step says (C8). */
+const unfittedFix =
+  "withOffload: the offload has a contextBudget, but withOffload's prepareStep was not passed to generateText, streamText or ToolLoopAgent: requests are sent unfitted and the context ledger stays empty. Pass `prepareStep` from withOffload's result (your own hook goes in withOffload's `prepareStep` option).";
 
 const optionNames: ReadonlySet<string> = new Set(['threadId', 'onEvent', 'prepareStep']);
 /** A name for an error message: quoted, and cut when long (it is the caller's). */
@@ -136,12 +147,28 @@ export function withOffload<TOOLS extends ToolSet>(
       `withOffload: the app already has a tool named "${clash}"; the offload adds ${Object.keys(readTools).join(', ')}`,
     );
   }
+  // A tool runs after the model step that called it: with no step fitted before it, the SDK was
+  // not given the returned prepareStep (C8).
+  let fitted = false;
+  const checkFitted = () => {
+    if (!fitted && offload.warnUnfitted('ai-sdk', unfittedFix)) {
+      emit({ type: 'context-not-fitted', threadId, fix: unfittedFix });
+    }
+  };
   const wrapped: Record<string, Tool> = {};
   for (const [toolName, original] of Object.entries(tools) as Array<[string, Tool]>) {
     const own = original.toModelOutput;
+    const execute = original.execute && cuttingErrors(offload, original.execute);
     wrapped[toolName] = {
       ...original,
-      ...(original.execute ? { execute: cuttingErrors(offload, original.execute) } : {}),
+      ...(execute
+        ? {
+            execute: ((input, callOptions) => {
+              checkFitted();
+              return execute(input, callOptions);
+            }) satisfies Tool['execute'],
+          }
+        : {}),
       async toModelOutput({ toolCallId, input, output }) {
         const base = own ? await own({ toolCallId, input, output }) : defaultModelOutput(output);
         const shown = await offloadModelOutput(offload, { threadId, toolName, toolCallId }, base);
@@ -153,15 +180,19 @@ export function withOffload<TOOLS extends ToolSet>(
     } as Tool;
   }
   const all = { ...wrapped, ...readTools };
+  const fitStep = contextStep(offload, {
+    threadId,
+    tools: all,
+    readToolNames: Object.keys(readTools),
+    appStep: prepareStep as PrepareStepFunction<ToolSet> | undefined,
+    emit,
+  });
   return {
     tools: all as TOOLS & OffloadReadTools,
     system: offload.systemPrompt(),
-    prepareStep: contextStep(offload, {
-      threadId,
-      tools: all,
-      readToolNames: Object.keys(readTools),
-      appStep: prepareStep as PrepareStepFunction<ToolSet> | undefined,
-      emit,
+    prepareStep: ((step) => {
+      fitted = true;
+      return fitStep(step);
     }) as PrepareStepFunction<TOOLS & OffloadReadTools>,
   };
 }

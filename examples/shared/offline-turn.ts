@@ -38,9 +38,19 @@ export function storedPath(message: ToolMessage | undefined): string | undefined
   return new RegExp(`^Path: (${escaped}[A-Za-z0-9_-]+)$`, 'm').exec(textOf(message))?.[1];
 }
 
-/** Tool calls with ids call_1, call_2, … in the order given. */
+/** Tool calls with ids call_1, call_2, … in the order given (the model makes them unique in the thread). */
 export function calls(...list: Array<[string, Record<string, unknown>]>): ToolCall[] {
   return list.map(([name, args], i) => ({ id: `call_${i + 1}`, name, args }));
+}
+
+/**
+ * The script's ids (call_1, call_2, … in every step) made unique in the thread, as a provider's
+ * are: the store knows a result cleared from the context by its call id (C4), so an id used again
+ * in a later step would find an earlier result's record. Derived from the user message and the
+ * step, not random: the model stays a pure function of its request (a recovered turn replays it).
+ */
+function uniqueInThread(toolCalls: readonly ToolCall[], userTurns: number, step: number): ToolCall[] {
+  return toolCalls.map((call) => ({ ...call, id: `${call.id}_m${userTurns}s${step}` }));
 }
 
 /** What happened in this turn so far: its tool results, by tool name. */
@@ -83,11 +93,12 @@ export function offlineScriptedModel(
     let lastUser = request.messages.length - 1;
     while (lastUser >= 0 && request.messages[lastUser]!.role !== 'user') lastUser--;
     if (lastUser === -1) return { content: 'Send me a message to start.' };
-    return script({
-      turn: new Turn(request.messages.slice(lastUser + 1)),
-      question: textOf(request.messages[lastUser]!),
-      userTurns: request.messages.filter((m) => m.role === 'user').length,
-    });
+    const turn = new Turn(request.messages.slice(lastUser + 1));
+    const userTurns = request.messages.filter((m) => m.role === 'user').length;
+    const scripted = script({ turn, question: textOf(request.messages[lastUser]!), userTurns });
+    return scripted.toolCalls
+      ? { ...scripted, toolCalls: uniqueInThread(scripted.toolCalls, userTurns, turn.step) }
+      : scripted;
   };
   return async (request, { signal }) => {
     const whole = await reply(request, signal);

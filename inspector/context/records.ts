@@ -132,12 +132,3 @@ function isAscending(records: readonly LedgerRecord[]): boolean {
   for (let i = 1; i < records.length; i++) if (records[i]!.step <= records[i - 1]!.step) return false;
   return true;
 }
-
-/** The largest value a chart of these records must show: a request, its size without the offload, or its budget. */
-export function ledgerPeak(records: readonly LedgerRecord[]): number {
-  let peak = 0;
-  for (const record of records) {
-    peak = Math.max(peak, record.tokens, record.tokensWithoutOffload, record.budget ?? 0);
-  }
-  return peak;
-}

@@ -20,10 +20,15 @@ export const contextCss = `
 .ctx-cut { background: var(--ctx-cut); fill: var(--ctx-cut); }
 .ctx-line-without { height: 0; border-top: 2px dashed var(--ctx-without); border-radius: 0; }
 .ctx-line-budget { height: 0; border-top: 2px solid var(--ctx-budget); border-radius: 0; }
-.ctx-chart { position: relative; flex: none; padding-left: 52px; border-bottom: 1px solid var(--border); }
+.ctx-chart { flex: none; border-bottom: 1px solid var(--border); }
+.ctx-plot { position: relative; padding-left: 52px; }
 .ctx-axis { position: absolute; left: 0; top: 0; width: 48px; height: 100%; font-size: 11px; color: var(--fg-muted);
   font-variant-numeric: tabular-nums; }
-.ctx-axis span { position: absolute; right: 4px; }
+.ctx-axis span { position: absolute; right: 4px; white-space: nowrap; }
+.ctx-off-note { margin: 0; padding: 2px 8px 0 52px; color: var(--fg-muted); font-size: 12px; }
+.ctx-off-mark { color: var(--ctx-without); font-size: 10px; }
+.ctx-lines { position: absolute; left: 0; top: 0; display: block; overflow: visible; pointer-events: none; }
+.ctx-off { fill: var(--ctx-without); }
 .ctx-scroll { overflow-x: auto; overflow-y: hidden; }
 .ctx-track { position: relative; }
 .ctx-svg { position: absolute; left: 0; top: 0; display: block; overflow: hidden; }
@@ -54,4 +59,9 @@ export const contextCss = `
 .ctx-link { border: none; background: transparent; padding: 0; text-align: left; font-family: var(--mono); font-size: 12px;
   min-height: 0; color: var(--accent); overflow: hidden; text-overflow: ellipsis; }
 .ctx-link:hover { text-decoration: underline; }
+.ctx-link-evicted { color: var(--fg-muted); text-decoration: line-through; }
+.ctx-link-evicted:hover { text-decoration: line-through underline; }
+.ctx-path { display: flex; gap: 6px; align-items: baseline; min-width: 0; }
+.ctx-path > .ctx-link { min-width: 0; }
+.ctx-path > .muted { flex: none; }
 `;

@@ -110,14 +110,18 @@ function StepDetail({ record, now, live, evicted, onOpenEntry, onOpenEviction }:
                     {clip(result.path)}
                   </button>
                 ) : eviction ? (
-                  <button
-                    type="button"
-                    class="ctx-link"
-                    title="Show the entry (evicted)"
-                    onClick={() => onOpenEviction(eviction)}
-                  >
-                    {clip(result.path)}
-                  </button>
+                  // Told apart from a live path before it is clicked: struck through, and said in words.
+                  <span class="ctx-path">
+                    <button
+                      type="button"
+                      class="ctx-link ctx-link-evicted"
+                      title="Show the entry (evicted)"
+                      onClick={() => onOpenEviction(eviction)}
+                    >
+                      {clip(result.path)}
+                    </button>
+                    <span class="muted">(evicted)</span>
+                  </span>
                 ) : (
                   <span class="mono" title="Not in the store's lists">
                     {clip(result.path)} <span class="muted">(not in the store)</span>

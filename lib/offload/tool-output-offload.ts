@@ -108,6 +108,8 @@ export class ToolOutputOffload {
    * longer knows one at all (its database deleted or wiped), a read says it was cleared, not never stored.
    */
   readonly #storedKeys = new Map<string, Set<string>>();
+  /** The ways in already warned that they send model calls without fitting them (C8). */
+  readonly #warnedUnfitted = new Set<string>();
 
   /**
    * Options are checked here (O10): a value out of range throws a RangeError naming the option and
@@ -247,6 +249,18 @@ export class ToolOutputOffload {
    */
   fitContext(request: ContextRequest): Promise<FittedContext> {
     return this.#fitter.fit(request);
+  }
+
+  /**
+   * For a way in that sees model calls it did not fit to `contextBudget` (its fitting step not
+   * wired, C8): the first time for `wayIn`, a `console.warn` of `fix`, and true (the way in then
+   * emits its event); false after that, and always without a `contextBudget`.
+   */
+  warnUnfitted(wayIn: string, fix: string): boolean {
+    if (!this.contextBudget || this.#warnedUnfitted.has(wayIn)) return false;
+    this.#warnedUnfitted.add(wayIn);
+    console.warn(`tool-output-offload: ${fix}`);
+    return true;
   }
 
   /**

@@ -23,7 +23,8 @@ afterEach(() => {
 
 /** Keys as an agent's tool call ids make them: a long shared start, told apart at the end. */
 const key = (n: number) => `toolu_01HZX9K2M4ABCDEFGH-${n}`;
-const threads = ['support-chat-7f3a', 'ops-agent-b21c', 'billing-bot-9e04'];
+/** Thread ids as apps make them, one a UUID. */
+const threads = ['support-chat-7f3a', 'ops-agent-b21c', '6f1c2a9e-4b7d-4e21-9c3a-2b8e0f7d1a93'];
 
 /** Three threads (each with a budget), fetch_orders results, one cut, one of 1,200 lines; the origin's storage known. */
 async function store(): Promise<LedgerStore> {
@@ -53,10 +54,10 @@ const EPSILON = 1;
 type Mode = 'inline' | 'floating' | 'devtools';
 
 /** The inspector's shadow root, mounted as `mode` says in a page `width` px wide. */
-async function open(mode: Mode, width: number): Promise<ShadowRoot> {
+async function open(mode: Mode, width: number, stored: () => Promise<LedgerStore> = store): Promise<ShadowRoot> {
   await page.viewport(width, HEIGHT);
   document.body.style.margin = '0';
-  const data = await store();
+  const data = await stored();
   const container = document.createElement('div');
   container.style.cssText = `width: ${width}px; height: ${HEIGHT}px; display: flex; flex-direction: column;`;
   document.body.append(container);
@@ -124,12 +125,42 @@ function expectWhole(element: HTMLElement, what: string): void {
   expect(box(range).width, `${what} "${element.textContent}"`).toBeLessThanOrEqual(room + 0.5);
 }
 
+/**
+ * A path's folder is drawn whole beside the tail, or not at all (wrapped below the cell's one line):
+ * never cut, so a path shows at most one ellipsis (the tail's).
+ */
+function expectFolderWholeOrHidden(row: HTMLTableRowElement, label: string): void {
+  const head = row.querySelector<HTMLElement>('.path-head')!;
+  const text = row.querySelector<HTMLElement>('.path-text')!;
+  const shown = box(head).top < box(text).bottom - EPSILON;
+  if (shown) expectWhole(head, `${label}: the path's folder`);
+  else
+    expect(box(head).top, `${label}: the folder hidden below the line`).toBeGreaterThanOrEqual(
+      box(text).bottom - EPSILON,
+    );
+}
+
+/** Every column header is whole ("Stored", "Age ▲"), never "Sto" or "Ag…". */
+function checkHeaders(root: ShadowRoot, label: string): void {
+  for (const button of all(root, '.head th button').filter((b) => b.getClientRects().length > 0)) {
+    expect(button.scrollWidth, `${label}: the header "${button.textContent}"`).toBeLessThanOrEqual(button.clientWidth);
+  }
+}
+
 function checkList(root: ShadowRoot, label: string): void {
   const rows = all(root, 'tbody tr.row') as HTMLTableRowElement[];
   expect(rows.length, label).toBeGreaterThan(0);
+  checkHeaders(root, label);
+  const wide = box(root.querySelector('table.grid')!).width >= 1400;
   for (const row of rows) {
     const tail = row.querySelector<HTMLElement>('.path-tail')!;
     const cell = row.cells[0]!;
+    expectFolderWholeOrHidden(row, label);
+    // A table 1,400 px wide has room for the whole path and the whole thread id.
+    if (wide) {
+      expect(box(row.querySelector('.path-head')!).top, `${label}: the whole path`).toBeLessThan(box(cell).bottom);
+      expectWhole(row.cells[1]!, `${label}: the Thread cell`);
+    }
     // The part that tells the entries apart is shown: the shared folder gives way first, then the
     // shared start of the key; its end, and at least 12 characters of it, stay in view.
     expect(tail.textContent).toMatch(/^toolu_01HZX9K2M4ABCDEFGH-\d$/);
@@ -220,6 +251,109 @@ describe('the layout at four widths (issue 24)', () => {
         checkGauges(root, label);
         checkList(root, label);
         await checkDetail(root, label);
+      });
+    }
+  }
+});
+
+/**
+ * A thread as the demo's built-in runtime leaves it under its 8,000-token budget (issue 31's
+ * figures): requests near the budget while without the offload they grow to 1,661,471 tokens by
+ * step 11; the newest step lists a live result, an evicted one and a cleared one.
+ */
+async function demoStore(): Promise<LedgerStore> {
+  const data = new LedgerStore();
+  const threadId = 'demo-thread';
+  await put(data, threadId, 'evicted-1', 'e'.repeat(2500), { toolName: 'search_logs' }, 3000);
+  await put(data, threadId, 'live-2', 'l'.repeat(2500), { toolName: 'fetch_page' }, 3000); // evicts evicted-1
+  const without = [
+    3_100, 610_000, 612_000, 1_230_000, 1_232_000, 1_234_000, 1_236_000, 1_650_000, 1_655_000, 1_658_000, 1_661_471,
+    1_661_900,
+  ];
+  for (let step = 1; step <= without.length; step++) {
+    const tokens = Math.min(7_916, 1_900 + step * 700);
+    const pointers = step > 6 ? 120 : 0;
+    const parts = { system: 900, messages: 400, whole: 0, previews: tokens - 1_300 - pointers, pointers, cut: 0 };
+    await data.recordRequest({
+      threadId,
+      at: Date.now(),
+      record: {
+        tokens,
+        tokensWithoutOffload: without[step - 1]!,
+        budget: 8000,
+        parts,
+        results: [
+          {
+            toolCallId: 'c1',
+            toolName: 'search_logs',
+            path: '/large_tool_results/evicted-1',
+            shownAs: 'pointer',
+            tokens: 60,
+          },
+          {
+            toolCallId: 'c2',
+            toolName: 'fetch_page',
+            path: '/large_tool_results/live-2',
+            shownAs: 'preview',
+            tokens: 900,
+          },
+        ],
+      },
+      cleared: [],
+    });
+  }
+  return data;
+}
+
+describe('the Context tab at four widths, on the demo figures (issue 31)', () => {
+  for (const mode of ['inline', 'devtools'] as const) {
+    for (const width of widths) {
+      it(`${mode} at ${width} px`, async () => {
+        const root = await open(mode, width, demoStore);
+        const label = `${mode} at ${width} px`;
+        await until(() => expect(all(root, 'tbody tr.row')).toHaveLength(1));
+        [...root.querySelectorAll<HTMLButtonElement>('[role="tab"]')]
+          .find((tab) => tab.textContent === 'Context')!
+          .click();
+        await until(() => expect(all(root, '[role="option"].ctx-step')).toHaveLength(12));
+        const svg = root.querySelector('svg.ctx-svg')!;
+        const chart = box(svg);
+        // The tallest bar and the budget line stand at least a third of the chart's height.
+        const parts = all(root, 'rect.ctx-part');
+        const baseline = Math.max(...parts.map((rect) => box(rect).bottom));
+        const tallest = baseline - Math.min(...parts.map((rect) => box(rect).top));
+        expect(tallest, `${label}: the tallest bar`).toBeGreaterThanOrEqual(chart.height / 3);
+        const budget = root.querySelector('path.ctx-budget')!;
+        expect(budget.getAttribute('aria-label')).toBe('budget: 8,000 tokens');
+        expect(baseline - box(budget).top, `${label}: the budget line`).toBeGreaterThanOrEqual(chart.height / 3);
+        // The line without the offload is far off this scale: marked, and its peak written out whole.
+        const note = root.querySelector<HTMLElement>('.ctx-off-note')!;
+        expect(note.textContent).toContain('without the offload: up to 1,661,900 tokens (step 12), above this scale');
+        expectWithin(note, root.querySelector('.tabpanel')!, `${label}: the off-scale note`, true);
+        expect(root.querySelector('path.ctx-off')).not.toBeNull();
+        // The y labels are whole: inside the axis, each on one line.
+        const axis = root.querySelector('.ctx-axis')!;
+        const labels = all(root, '.ctx-axis span');
+        expect(labels.map((span) => span.textContent)).toEqual(['2,500', '5,000', '7,500', '10k']);
+        for (const span of labels) {
+          expectWithin(span, axis, `${label}: the y label ${span.textContent}`, true);
+          expect(box(span).height, `${label}: ${span.textContent} on one line`).toBeLessThan(20);
+        }
+        // Twelve steps use the panel's width rather than a strip at its start.
+        const scroll = root.querySelector<HTMLElement>('.ctx-scroll')!;
+        const track = root.querySelector<HTMLElement>('.ctx-track')!;
+        expect(box(track).width, `${label}: the steps' width`).toBeGreaterThanOrEqual(
+          Math.min(scroll.clientWidth - 96, 12 * 96) - EPSILON,
+        );
+        expect(scroll.scrollWidth, `${label}: no scrolling for 12 steps`).toBeLessThanOrEqual(scroll.clientWidth + 1);
+        // In the step's list an evicted path looks unlike a live one, and says so.
+        const links = all(root, '.ctx-results .ctx-link');
+        const evicted = links.find((link) => link.textContent === '/large_tool_results/evicted-1')!;
+        const live = links.find((link) => link.textContent === '/large_tool_results/live-2')!;
+        expect(evicted.classList.contains('ctx-link-evicted')).toBe(true);
+        expect(getComputedStyle(evicted).textDecorationLine).toContain('line-through');
+        expect(getComputedStyle(live).textDecorationLine).not.toContain('line-through');
+        expect(evicted.parentElement!.textContent).toBe('/large_tool_results/evicted-1(evicted)');
       });
     }
   }

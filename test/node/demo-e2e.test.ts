@@ -179,9 +179,37 @@ describe('the budget switch ("small model: 8,000 tokens")', () => {
       return inspector.locator('.timeline .cleared-mark').allTextContents();
     };
     await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    // Results still stored were cleared too (the script's call ids repeat each step; the model
+    // makes them unique in the thread): the Entries tab marks each one the Context tab calls a pointer.
+    const entryMarks = async () => {
+      await inspector.getByRole('tab', { name: /^Entries/ }).click();
+      return inspector.getByRole('grid', { name: 'Stored entries' }).locator('.cleared-mark').count();
+    };
+    await expect.poll(entryMarks).toBeGreaterThan(0);
+    const marked = await entryMarks();
+    // The Context tab on the demo's own data: the tallest bar and the budget line at least a third
+    // of the chart's height (the line without the offload, far above, is marked off the scale).
+    await inspector.getByRole('tab', { name: 'Context' }).click();
+    await expect.poll(() => inspector.locator('[role="option"].ctx-step').count()).toBeGreaterThan(5);
+    const heights = await inspector.locator('.ctx-track').evaluate((track) => {
+      const chart = track.querySelector('svg.ctx-svg')!.getBoundingClientRect();
+      const parts = [...track.querySelectorAll('rect.ctx-part')].map((rect) => rect.getBoundingClientRect());
+      const baseline = Math.max(...parts.map((rect) => rect.bottom));
+      const budget = track.querySelector('path.ctx-budget')!;
+      return {
+        chart: chart.height,
+        tallest: baseline - Math.min(...parts.map((rect) => rect.top)),
+        budget: baseline - budget.getBoundingClientRect().top,
+        budgetName: budget.getAttribute('aria-label'),
+      };
+    });
+    expect(heights.tallest).toBeGreaterThanOrEqual(heights.chart / 3);
+    expect(heights.budget).toBeGreaterThanOrEqual(heights.chart / 3);
+    expect(heights.budgetName).toBe('budget: 8,000 tokens');
     await page.reload();
     await expect.poll(() => budgetSwitch(page).isChecked()).toBe(true);
     await expect.poll(clearedMarks).toContainEqual(expect.stringMatching(/^cleared from the context since step \d+$/));
+    await expect.poll(entryMarks).toBe(marked);
     await closeDemo(page);
   }, 600_000);
 
@@ -208,7 +236,8 @@ describe.each([
   {
     runtime: 'ai-sdk',
     framework: 'Vercel AI SDK runtime (generateText with withOffload)',
-    path: /^call_\d-[0-9a-f]{8}-[0-9a-f]{24}$/,
+    // The script's id made unique in the thread (call_1_m1s0: message 1, step 0), then the runtime's tag.
+    path: /^call_\d_m\d+s\d+-[0-9a-f]{1,8}-[0-9a-f]{24}$/,
   },
   {
     runtime: 'langchain',

@@ -13,6 +13,8 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../..', import.meta.url).pathname;
 const unpkg = 'https://unpkg.com/tool-output-offload/';
 const github = 'https://github.com/tool-output-offload/tool-output-offload/blob/main/';
+/** Images are shown from GitHub's raw files: the package ships none (no shipped doc needs a copy). */
+const raw = 'https://raw.githubusercontent.com/tool-output-offload/tool-output-offload/main/';
 
 /** The Markdown files whose links are checked, relative to the repository's root. */
 const documents = [
@@ -73,6 +75,8 @@ function brokenLink(document: string, target: string, read: Read, files: readonl
     if (anchor !== undefined) return 'has an anchor, which unpkg ignores (it shows the file as text)';
   } else if (target.startsWith(github)) {
     path = location.slice(github.length);
+  } else if (target.startsWith(raw)) {
+    path = location.slice(raw.length);
   } else if (/^[a-z]+:/i.test(target)) {
     return undefined; // another site: not checked here
   } else if (location === '') {
@@ -128,6 +132,7 @@ describe('links in the documentation', () => {
         '[ok](#token-estimates) [gone](#tokens) [rel](docs/a.md)',
         `[shipped](${unpkg}docs/a.md) [unshipped](${unpkg}bench/README.md) [part](${unpkg}docs/a.md#part-one)`,
         `[gh](${github}bench/README.md#figures) [missing](${github}nope.md) [far](https://example.com/x)`,
+        `![shot](${raw}docs/b.png) ![gone](${raw}docs/gone.png)`,
         '`[code](#not-a-link)`',
       ].join('\n'),
       'docs/a.md':
@@ -143,6 +148,7 @@ describe('links in the documentation', () => {
       `README.md: ${unpkg}bench/README.md names a file the package does not ship`,
       `README.md: ${unpkg}docs/a.md#part-one has an anchor, which unpkg ignores (it shows the file as text)`,
       `README.md: ${github}nope.md names nope.md, which does not exist`,
+      `README.md: ${raw}docs/gone.png names docs/gone.png, which does not exist`,
       'docs/a.md: c.png names docs/c.png, which does not exist',
       'docs/a.md: #part-two names #part-two, which is no heading of docs/a.md',
       'docs/a.md: ../bench/README.md names bench/README.md, which the package does not ship (the link breaks in an installed copy: link it on GitHub)',

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The README's benchmark table shows what `npm run bench` last wrote to bench/results.json: every
-// figure that has a goal, with its value, its goal and whether it is met. Its weight table ("What it
-// weighs") shows every bundle weight, what an app loads and what the first grep adds. A bench run
-// that changes a figure updates both tables in the same commit.
+// The figures shown are what `npm run bench` last wrote to bench/results.json. bench/README.md's
+// table has every figure that has a goal, with its value, its goal and whether it is met. The
+// README's weight table shows every bundle weight, what an app loads and what the first grep adds,
+// and its session table what a session saves (values only: goals and misses are bench/README.md's).
+// A bench run that changes a figure updates the tables in the same commit.
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -22,9 +23,12 @@ interface Row {
   met: string;
 }
 
-/** The rows of the README's table under `## Benchmarks`, by figure name. */
-function figureRows(readme: string): Map<string, Row> {
-  const section = readme.split(/^## /m).find((part) => part.startsWith('Benchmarks\n')) ?? '';
+/** The README's section with the weight and session tables. */
+const figuresHeading = 'What it weighs and what it saves\n';
+
+/** The rows of the table under `## Figures` (bench/README.md), by figure name. */
+function figureRows(markdown: string): Map<string, Row> {
+  const section = markdown.split(/^## /m).find((part) => part.startsWith('Figures\n')) ?? '';
   const rows = new Map<string, Row>();
   for (const m of section.matchAll(/^\| `([\w-]+)` *\| *([^|]*?) *\| *([^|]*?) *\| *([^|]*?) *\|$/gm)) {
     rows.set(m[1]!, { value: Number.parseFloat(m[2]!), goal: m[3]!, met: m[4]! });
@@ -67,9 +71,9 @@ interface WeightRow {
   figures: [string, string];
 }
 
-/** The rows of the README's table under `## What it weighs`. */
+/** The rows of the README's weight table. */
 function weightRows(readme: string): WeightRow[] {
-  const section = readme.split(/^## /m).find((part) => part.startsWith('What it weighs\n')) ?? '';
+  const section = readme.split(/^## /m).find((part) => part.startsWith(figuresHeading)) ?? '';
   return [...section.matchAll(/^\| [^|]+ \| *([^|]*?) *\| *([^|]*?) *\| *`([\w-]+)`, `([\w-]+)` *\|$/gm)].map((m) => ({
     loads: m[1]!,
     lazy: m[2]!,
@@ -127,8 +131,7 @@ describe("the README's weight table", () => {
 
   it('the check names each row that differs, and each bundle weight left out', () => {
     const readme = [
-      '## What it weighs',
-      '| the app | loads | first grep | figures |',
+      `## ${figuresHeading}| the app | loads | first grep | figures |`,
       '| --- | --- | --- | --- |',
       '| offload | 27.91 kB | +45.17 kB | `bundle-a-gzip-kb`, `bundle-a-lazy-gzip-kb` |',
       '| adapter | 28.8 kB | +45.17 kB | `bundle-b-increment-gzip-kb`, `bundle-b-increment-lazy-gzip-kb` |',
@@ -152,18 +155,44 @@ describe("the README's weight table", () => {
   });
 });
 
-describe("the README's benchmark figures", () => {
-  it('are those of bench/results.json: every figure with a goal, its value, goal and whether met', () => {
+/** The rows of the README's session table: a figure's value, by name (no goal). */
+function sessionRows(readme: string): Map<string, number> {
+  const section = readme.split(/^## /m).find((part) => part.startsWith(figuresHeading)) ?? '';
+  const rows = new Map<string, number>();
+  for (const m of section.matchAll(/^\| [^|]+ \| *([\d.]+) *\| *`([\w-]+)` *\|$/gm)) rows.set(m[2]!, Number(m[1]));
+  return rows;
+}
+
+describe("the README's session table", () => {
+  it('shows what a session saves, each value as bench/results.json has it', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const { results } = JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) as { results: Figure[] };
-    const rows = figureRows(readme);
+    const rows = sessionRows(readme);
+    expect([...rows.keys()]).toEqual(
+      expect.arrayContaining(['context-tokens-vs-no-offload', 'context-tokens-budget-vs-offload']),
+    );
+    const byName = new Map(results.map((figure) => [figure.name, figure.value]));
+    expect([...rows].filter(([name, value]) => byName.get(name) !== value)).toEqual([]);
+  });
+
+  it('the check reads each row as figure and value', () => {
+    const readme = `## ${figuresHeading}| in the session | value | figure |\n| --- | --- | --- |\n| tokens | 0.0132 | \`a-vs-b\` |\n## Next`;
+    expect([...sessionRows(readme)]).toEqual([['a-vs-b', 0.0132]]);
+  });
+});
+
+describe("bench/README.md's figures table", () => {
+  it('are those of bench/results.json: every figure with a goal, its value, goal and whether met', () => {
+    const bench = readFileSync(join(root, 'bench/README.md'), 'utf8');
+    const { results } = JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) as { results: Figure[] };
+    const rows = figureRows(bench);
     expect(rows.size).toBeGreaterThan(10);
     expect(differences(rows, results)).toEqual([]);
   });
 
   it('the check names each row that differs, and each figure with a goal left out', () => {
     const readme = [
-      '## Benchmarks',
+      '## Figures',
       '| figure | value | goal | met |',
       '| --- | --- | --- | --- |',
       '| `a-ms` | 3.8 ms | ≤ 10 | yes |',

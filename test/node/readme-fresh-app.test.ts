@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { promisify } from 'node:util';
 import { chromium } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the npm scripts
 import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
+import { installInApp, pack, run } from './fixtures/packed-package.js';
 
-const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
 const readme = await readFile(join(root, 'README.md'), 'utf8');
 const viteVersion: string = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).devDependencies.vite;
@@ -23,24 +21,19 @@ function readmeBlock(heading: string): string {
   return block;
 }
 
-/** The files `npm pack` puts in the tarball, as the registry would get them. */
-async function packedFiles(): Promise<string[]> {
-  const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: root });
-  return (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
-}
-
 describe('a fresh app that follows only the README', () => {
   let app = '';
   let server: Server | undefined;
+  /** The files in the tarball, as the registry would get them. */
+  let packedFiles: string[] = [];
 
   beforeAll(async () => {
     app = await mkdtemp(join(tmpdir(), 'readme-app-'));
-    await run('npm', ['run', 'build'], { cwd: root });
-    const { stdout } = await run('npm', ['pack', '--pack-destination', app, '--json'], { cwd: root });
-    const tarball = join(app, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }));
+    // The working tree as it is (the README being edited); test/node/package-pack.test.ts packs a clean clone.
+    const packed = await pack(root, app);
+    packedFiles = packed.files;
     // The README's install lines, plus Vite to build the page.
-    await run('npm', ['install', '--no-audit', '--no-fund', tarball, 'preact', `vite@${viteVersion}`], { cwd: app });
+    await installInApp(app, packed.tarball, ['preact', `vite@${viteVersion}`]);
     await writeFile(join(app, 'main.ts'), readmeBlock('First example'));
     await writeFile(
       join(app, 'index.html'),
@@ -84,7 +77,7 @@ describe('a fresh app that follows only the README', () => {
   }, 600_000);
 
   it('links and images in the README resolve on the npm page (absolute, or files in the tarball)', async () => {
-    const files = new Set(await packedFiles());
+    const files = new Set(packedFiles);
     const targets = [...readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
     expect(targets.length).toBeGreaterThan(0);
     for (const target of targets) {
