@@ -2,11 +2,11 @@
 // a replacement, a ledger record's parts, how a result was shown) are reached through these.
 export type {
   ContextBudget,
-  ContextEvent,
   ContextMessage,
   ContextRequest,
   FittedContext,
 } from './offload/context/request.js';
+export type { OffloadEvent } from './offload/events.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export type { OffloadResultInput } from './offload/offload-result.js';
 export type { OffloadReadTool } from './offload/read-tools.js';

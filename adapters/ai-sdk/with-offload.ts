@@ -1,23 +1,8 @@
 import type { PrepareStepFunction, Tool, ToolSet } from 'ai';
-import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
 import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
-
-/** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
-export type OffloadEvent =
-  /** Stored now under `path`; the model sees the header and first lines naming it. */
-  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
-  /**
-   * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
-   * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
-   */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
-  /**
-   * With a `contextBudget`: `context-cleared` when a step's request cleared results (their paths,
-   * its tokens before and after); `context-over-budget` when it is sent over the budget anyway (C6).
-   */
-  | ContextEvent;
 
 export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   /** The chat (thread) these tools serve: stored results and reads are per thread. */

@@ -1,10 +1,10 @@
 import { type SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextRequestOf, withReplacements } from './context-request.js';
 import { langChainReadTools } from './read-tools.js';
 import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
-import { isCommand, type OffloadEvent, offloadCommand, offloadToolMessage } from './tool-messages.js';
+import { isCommand, offloadCommand, offloadToolMessage } from './tool-messages.js';
 
 export interface OffloadMiddlewareOptions {
   /**

@@ -1,7 +1,9 @@
+import type { OffloadEvent } from '../offload/events.js';
 import { resultPath } from '../offload/result-path.js';
 import type { OffloadCommit } from '../offload/stage-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
+import type { ToolContext } from '../runtime/tool.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
@@ -41,6 +43,12 @@ export interface ContextCleared {
 
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
 export const orphanAgeMs = 60 * 60 * 1000;
+
+/** Emits one of the offload's events as a run event of this middleware; the runtime puts the thread in every run event itself. */
+export function emitOffloadEvent(context: HookContext | ToolContext, event: OffloadEvent): void {
+  const { threadId: _thread, ...details } = event;
+  context.emit(details);
+}
 
 /** A store's error as a run event carries it: its name and message, cut short (events are small). */
 export function storeProblem(error: unknown): string {
@@ -149,7 +157,11 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
           await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
         } catch (error) {
           // S3: a store failing never fails the run. The turns stay unsettled: the next turn tries again.
-          context.emit({ type: 'store-unavailable', why: storeProblem(error) });
+          emitOffloadEvent(context, {
+            type: 'store-unavailable',
+            threadId: context.threadId,
+            why: storeProblem(error),
+          });
           return expired ? { entries: expired.entries, totalBytes: expired.totalBytes, turns } : current;
         }
         const left = turns.filter((turn) => !change.turns.includes(turn));
@@ -173,8 +185,9 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
       // S3: a full quota never fails the run. The store evicted what it could and the commit still
       // failed: the failure is recorded, and reads of the path are served from the staged text (the
       // preview naming it is already in the conversation).
-      const { key, bytes } = change as OffloadCommit;
-      context.emit({ type: 'offload-failed', path: resultPath(key), bytes, why: committed.failed });
+      const { threadId, key, toolName, bytes } = change as OffloadCommit;
+      const why = committed.failed;
+      emitOffloadEvent(context, { type: 'offload-failed', threadId, toolName, path: resultPath(key), bytes, why });
       return currentValue(store, context.threadId, withThisTurn);
     },
     onBlock: 'restore',

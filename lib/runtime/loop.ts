@@ -25,7 +25,7 @@ export async function startTurn(session: Session, input: ContentPart[]): Promise
     phase: 'model',
     calls: [],
   };
-  session.events.runtime('run-started', { call: 'run' });
+  session.events.runtime({ type: 'run-started', call: 'run' });
   try {
     for (const m of session.setup.middleware) {
       if (!m.beforeAgent) continue;
@@ -93,7 +93,7 @@ async function runCalls(session: Session, calls: CallRecord[]): Promise<CallReco
       const outcome = await runToolCall(session, record);
       const { call, idempotencyKey, approved } = record;
       const details = { toolName: call.name, callId: call.id, idempotencyKey, approved, outcome: outcome.type };
-      session.events.runtime('tool-call', details);
+      session.events.runtime({ type: 'tool-call', ...details });
       await settle(session, record, outcome);
       await session.save();
     } catch (e) {
@@ -225,7 +225,11 @@ export function approvalReason(waiting: readonly CallRecord[]): string {
 
 /** The call's result; its last event is 'run-ended', after which the call records no more. */
 export function result(session: Session, status: RunResult['status'], extra: Partial<RunResult> = {}): RunResult {
-  session.events.runtime('run-ended', extra.reason === undefined ? { status } : { status, reason: extra.reason });
+  session.events.runtime({
+    type: 'run-ended',
+    status,
+    ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+  });
   session.events.close();
   return { status, ...extra, messages: [...session.messages], events: session.events.list() };
 }

@@ -1,5 +1,5 @@
 import type { ContentPart } from '../shared/content.js';
-import type { EmittedEvent } from './events.js';
+import type { EmittedEvent, TurnEndStatus } from './events.js';
 import type { AssistantMessage, Message, ToolCall } from './messages.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import type { StateUpdate, ToolOutcome } from './outcome.js';
@@ -40,7 +40,7 @@ export interface HookContext {
  * - 'abandoned': a new run closed it unfinished (its calls that had not finished say "Interrupted").
  */
 export interface TurnEnd {
-  status: 'completed' | 'max-steps' | 'blocked' | 'failed' | 'abandoned';
+  status: TurnEndStatus;
 }
 
 export interface StateKey<V = unknown> {

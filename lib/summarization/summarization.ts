@@ -1,4 +1,4 @@
-import type { RunEvent } from '../runtime/events.js';
+import type { EventEnvelope } from '../runtime/events.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
@@ -37,7 +37,7 @@ type SummarizationEventDetails =
     };
 
 /** A RunEvent of Summarization (`middleware: 'Summarization'`), in RunResult.events and createAgent's onEvent. */
-export type SummarizationEvent = RunEvent & SummarizationEventDetails;
+export type SummarizationEvent = EventEnvelope & SummarizationEventDetails;
 
 export interface SummarizationOptions {
   /** The model that writes the summaries; it gets no tools. */
