@@ -15,11 +15,11 @@ import {
   offloadStateKey,
   orphanAgeMs,
   type SettleTurns,
+  StagingsInFlight,
   storeProblem,
   unsettledTurns,
 } from './offload-state.js';
 import { boundToolMessages } from './request-bound.js';
-import { Stagings } from './stagings.js';
 import { SummaryCleanup } from './summary-cleanup.js';
 
 /**
@@ -42,7 +42,7 @@ export class OffloadMiddleware implements Middleware {
   readonly #offload: ToolOutputOffload;
   /** The read tools among the agent's tools: the system prompt and the headers name only these. */
   readonly #readTools: readonly string[];
-  readonly #stagings = new Stagings();
+  readonly #stagings = new StagingsInFlight();
   readonly #cleanup: SummaryCleanup;
 
   constructor(offload: ToolOutputOffload, agentTools: readonly string[]) {

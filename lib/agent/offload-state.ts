@@ -8,7 +8,6 @@ import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
-import type { Stagings } from './stagings.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 interface OffloadStateValue {
@@ -39,6 +38,36 @@ export interface ContextCleared {
   type: 'context-cleared';
   threadId: string;
   turnId: string;
+}
+
+/**
+ * The stagings of one middleware still being written, by thread and turn, so a turn's end waits
+ * for them before it deletes what the turn staged and never committed.
+ */
+export class StagingsInFlight {
+  readonly #inFlight = new Map<string, Set<Promise<unknown>>>();
+
+  /** Tracks a staging of the turn until it settles (whatever it ends with). */
+  track<T>(threadId: string, turnId: string, staging: Promise<T>): Promise<T> {
+    const id = JSON.stringify([threadId, turnId]);
+    const inFlight = this.#inFlight.get(id) ?? new Set();
+    this.#inFlight.set(id, inFlight);
+    inFlight.add(staging);
+    const forget = () => {
+      inFlight.delete(staging);
+      if (inFlight.size === 0 && this.#inFlight.get(id) === inFlight) this.#inFlight.delete(id);
+    };
+    staging.then(forget, forget);
+    return staging;
+  }
+
+  /** Waits until no staging of the turn is being written. */
+  async done(threadId: string, turnId: string): Promise<void> {
+    const id = JSON.stringify([threadId, turnId]);
+    for (let inFlight = this.#inFlight.get(id); inFlight?.size; inFlight = this.#inFlight.get(id)) {
+      await Promise.allSettled([...inFlight]);
+    }
+  }
 }
 
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
@@ -139,7 +168,7 @@ function withTurn(turns: string[], turnId: string): string[] {
  * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
  * in the store: what it stored goes, what it evicted comes back (O8).
  */
-export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings): StateKey<OffloadStateValue> {
+export function offloadStateKey(offload: ToolOutputOffload, stagings: StagingsInFlight): StateKey<OffloadStateValue> {
   const { store } = offload;
   const { maxTotalBytes } = offload.limits;
   return {
@@ -209,7 +238,7 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
  */
 async function endTurn(
   store: WritableOffloadStore,
-  stagings: Stagings,
+  stagings: StagingsInFlight,
   current: OffloadStateValue,
   ending: TurnEnd,
   context: HookContext,

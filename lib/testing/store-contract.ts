@@ -181,11 +181,10 @@ export function storeContract<Store extends WritableOffloadStore>(
     if (exact && words !== undefined) expect(error.message).toMatch(words);
   }
 
-  /** Checks the bytes the store holds for a thread, where it says (the built-in stores' `heldText`). */
+  /** Checks the bytes the store holds for a thread, where it says (`heldText`, optional). */
   function heldText(store: WritableOffloadStore) {
-    const held = (store as { heldText?: (threadId: string) => Promise<HeldText> }).heldText;
     return async (threadId: string, expected: HeldText) => {
-      if (typeof held === 'function') expect(await held.call(store, threadId)).toEqual(expected);
+      if (store.heldText !== undefined) expect(await store.heldText(threadId)).toEqual(expected);
     };
   }
 
