@@ -343,7 +343,7 @@ export interface OffloadStore {
    */
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
   /**
-   * The thread's context ledger (issue 24): one record per model request, oldest first; with
+   * The thread's context ledger: one record per model request, oldest first; with
    * `after`, only the records of later steps. Optional for custom stores.
    */
   requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
