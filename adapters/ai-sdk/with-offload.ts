@@ -4,6 +4,7 @@ import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
 import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 
+/** The options of `withOffload(offload, tools, options)`. */
 export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   /** The chat (thread) these tools serve: stored results and reads are per thread. */
   threadId: string;
@@ -16,6 +17,7 @@ export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   prepareStep?: PrepareStepFunction<TOOLS & OffloadReadTools>;
 }
 
+/** What `withOffload` returns: the tools, the system prompt lines and the step hook to pass to the AI SDK. */
 export interface WithOffload<TOOLS extends ToolSet> {
   /** The app's tools with `toModelOutput` wrapped, plus read_file, grep, ls and glob. */
   tools: TOOLS & OffloadReadTools;

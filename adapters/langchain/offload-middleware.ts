@@ -6,11 +6,13 @@ import { langChainReadTools } from './read-tools.js';
 import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
 import { isCommand, offloadCommand, offloadToolMessage } from './tool-messages.js';
 
+/** The options of `offloadMiddleware(offload, options)`. */
 export interface OffloadMiddlewareOptions {
   /**
-   * The thread a run's results are stored under. Default: the run's `configurable.thread_id`
-   * (`agent.invoke(input, { configurable: { thread_id } })`); with neither, the run fails with an
-   * error saying so — results are never pooled in one shared thread.
+   * The thread a run's results are stored under; with neither it nor the run's
+   * `configurable.thread_id`, the run fails with an error saying so — results are never pooled in
+   * one shared thread.
+   * @default the run's `configurable.thread_id` (`agent.invoke(input, { configurable: { thread_id } })`)
    */
   threadId?: ThreadIdOf;
   /**

@@ -5,9 +5,15 @@
 export interface ContextBudget {
   /** Integer ≥ 2000: the most estimated tokens one model request may carry. */
   maxRequestTokens: number;
-  /** Integer ≥ 0, default 3: the newest tool results (of any tool) are never cleared. */
+  /**
+   * Integer ≥ 0: the newest tool results (of any tool) are never cleared.
+   * @default 3
+   */
   keepRecentResults?: number;
-  /** Integer ≥ 0, default a quarter of maxRequestTokens: when clearing runs, it frees at least this much. */
+  /**
+   * Integer ≥ 0: when clearing runs, it frees at least this much.
+   * @default a quarter of maxRequestTokens
+   */
   clearAtLeastTokens?: number;
   /** Results of these tools are never cleared. */
   excludeTools?: readonly string[];
