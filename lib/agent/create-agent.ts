@@ -1,9 +1,9 @@
 import type { OffloadEvent } from '../offload/events.js';
 import { ToolOutputOffload } from '../offload/tool-output-offload.js';
-import { type Agent as AgentLoop, type AgentLoopOptions, createAgentLoop } from '../runtime/agent.js';
-import type { RunEvent as LoopEvent } from '../runtime/events.js';
+import { type AgentLoop, type AgentLoopOptions, createAgentLoop } from '../runtime/agent.js';
+import type { LoopEvent } from '../runtime/events.js';
 import type { Middleware } from '../runtime/middleware.js';
-import type { RunResult as LoopResult } from '../runtime/run-result.js';
+import type { LoopResult } from '../runtime/run-result.js';
 import type { SummarizationEvent } from '../summarization/summarization.js';
 import { OffloadMiddleware } from './offload-middleware.js';
 

@@ -10,7 +10,7 @@ import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
 import type { StreamListener } from './model-stream.js';
 import { minPromptSectionTokens } from './prompt.js';
-import type { RunResult } from './run-result.js';
+import type { LoopResult } from './run-result.js';
 import { type AgentSetup, Session } from './session.js';
 import { StateKeys } from './state.js';
 import { awaitingCalls } from './thread-checkpoint.js';
@@ -62,13 +62,13 @@ export interface AgentLoopOptions<Emitted extends { type: string } = EmittedEven
 }
 
 /** An agent: runs turns of a thread, saved by its checkpointer. `Emitted`: the events its middleware and tools emit. */
-export interface Agent<Emitted extends { type: string } = EmittedEvent> {
+export interface AgentLoop<Emitted extends { type: string } = EmittedEvent> {
   /** Runs one turn of the thread with this input, to its end, an approval it waits for, or `maxSteps`. */
-  run(input: string | ContentPart[], options: { threadId: string; signal?: AbortSignal }): Promise<RunResult<Emitted>>;
+  run(input: string | ContentPart[], options: { threadId: string; signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
   /** Continues a turn waiting for approval, with the decision. */
-  resume(threadId: string, options: { approved: boolean; signal?: AbortSignal }): Promise<RunResult<Emitted>>;
+  resume(threadId: string, options: { approved: boolean; signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
   /** Continues a turn a crash or a failure left unfinished, rerunning unfinished calls under their idempotency keys (R9). */
-  recover(threadId: string, options?: { signal?: AbortSignal }): Promise<RunResult<Emitted>>;
+  recover(threadId: string, options?: { signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
   /** The thread's messages, as saved. */
   messages(threadId: string): Promise<Message[]>;
   /** The thread's state keys' values, as saved. */
@@ -86,7 +86,7 @@ export interface Agent<Emitted extends { type: string } = EmittedEvent> {
  */
 export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>(
   options: AgentLoopOptions<Emitted>,
-): Agent<Emitted> {
+): AgentLoop<Emitted> {
   const setup = resolveOptions(options as AgentLoopOptions);
   const running = new Set<string>();
 
@@ -98,16 +98,16 @@ export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>
   async function session(
     threadId: string,
     signal: AbortSignal | undefined,
-    body: (s: Session) => Promise<RunResult>,
-  ): Promise<RunResult<Emitted>> {
-    return (await untypedSession(threadId, signal, body)) as RunResult<never> as RunResult<Emitted>;
+    body: (s: Session) => Promise<LoopResult>,
+  ): Promise<LoopResult<Emitted>> {
+    return (await untypedSession(threadId, signal, body)) as LoopResult<never> as LoopResult<Emitted>;
   }
 
   async function untypedSession(
     threadId: string,
     signal: AbortSignal | undefined,
-    body: (s: Session) => Promise<RunResult>,
-  ): Promise<RunResult> {
+    body: (s: Session) => Promise<LoopResult>,
+  ): Promise<LoopResult> {
     checkThreadId(threadId);
     if (running.has(threadId)) {
       throw new Error(`thread "${threadId}" already has a run in progress in this agent; wait for it to end first`);

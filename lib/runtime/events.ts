@@ -55,10 +55,10 @@ export type EventEnvelope = {
  * the envelope. Events are small, structured-clone data (they never carry message or tool output
  * text) and are not checkpointed. The built-in agent's entry names what its middleware emit.
  */
-export type RunEvent<Emitted extends { type: string } = EmittedEvent> = EventEnvelope & (RuntimeEvent | Emitted);
+export type LoopEvent<Emitted extends { type: string } = EmittedEvent> = EventEnvelope & (RuntimeEvent | Emitted);
 
 /** Told of every event of a run as it happens (createAgent's `onEvent`). */
-export type RunEventListener<Emitted extends { type: string } = EmittedEvent> = (event: RunEvent<Emitted>) => void;
+export type RunEventListener<Emitted extends { type: string } = EmittedEvent> = (event: LoopEvent<Emitted>) => void;
 
 /** Who emitted an event through a context; the runtime fills it in, the emitter cannot. */
 export type EventSource = { middleware: string } | { tool: string };
@@ -70,7 +70,7 @@ const envelopeKeys = ['middleware', 'tool', 'threadId', 'turnId', 'at'] as const
  * agent's `onEvent` listener as they happen. After the call ended, emits are ignored.
  */
 export class RunEvents {
-  readonly #list: RunEvent[] = [];
+  readonly #list: LoopEvent[] = [];
   #closed = false;
 
   constructor(
@@ -80,7 +80,7 @@ export class RunEvents {
   ) {}
 
   /** The events so far, oldest first. */
-  list(): RunEvent[] {
+  list(): LoopEvent[] {
     return [...this.#list];
   }
 
@@ -107,7 +107,7 @@ export class RunEvents {
       threadId: this.threadId,
       ...(turnId ? { turnId } : {}),
       at: Date.now(),
-    } as RunEvent;
+    } as LoopEvent;
     this.#list.push(full);
     if (!this.listener) return;
     try {

@@ -1,8 +1,8 @@
-import type { EmittedEvent, RunEvent, RunStatus } from './events.js';
+import type { EmittedEvent, LoopEvent, RunStatus } from './events.js';
 import type { AssistantMessage, Message } from './messages.js';
 
 /** What a run, resume or recover call gives back; `Emitted`: the events its middleware and tools emit. */
-export interface RunResult<Emitted extends { type: string } = EmittedEvent> {
+export interface LoopResult<Emitted extends { type: string } = EmittedEvent> {
   /** How the call ended. */
   status: RunStatus;
   /** The final assistant message, when completed. */
@@ -12,5 +12,5 @@ export interface RunResult<Emitted extends { type: string } = EmittedEvent> {
   /** The thread after the run. */
   messages: Message[];
   /** What happened during this run, resume or recover call, in order (not checkpointed). */
-  events: RunEvent<Emitted>[];
+  events: LoopEvent<Emitted>[];
 }

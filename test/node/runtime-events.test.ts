@@ -1,7 +1,7 @@
 // The run's events: what the runtime reports, what middleware and tools emit, and where it goes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgentLoop } from '../../lib/runtime/agent.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
+import type { LoopEvent as RunEvent } from '../../lib/runtime/events.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { scriptedModel } from '../../lib/testing.js';

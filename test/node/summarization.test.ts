@@ -1,7 +1,7 @@
 // Summarization in the agent loop: when it summarizes, what the model is sent, what is kept.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgentLoop } from '../../lib/runtime/agent.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
+import type { LoopEvent as RunEvent } from '../../lib/runtime/events.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { Model, ModelReply } from '../../lib/runtime/model.js';
