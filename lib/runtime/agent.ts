@@ -90,24 +90,8 @@ export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>
   const setup = resolveOptions(options as AgentLoopOptions);
   const running = new Set<string>();
 
-  /**
-   * Loads the thread, runs `body`, and turns a failure or an abort into a 'failed' result. Its
-   * events are typed as the caller says its middleware and tools emit: the runtime checks only
-   * that each is a small object with a type.
-   */
-  async function session(
-    threadId: string,
-    signal: AbortSignal | undefined,
-    body: (s: Session) => Promise<LoopResult>,
-  ): Promise<LoopResult<Emitted>> {
-    return (await untypedSession(threadId, signal, body)) as LoopResult<never> as LoopResult<Emitted>;
-  }
-
-  async function untypedSession(
-    threadId: string,
-    signal: AbortSignal | undefined,
-    body: (s: Session) => Promise<LoopResult>,
-  ): Promise<LoopResult> {
+  /** Loads the thread, runs `body`, and turns a failure or an abort into a 'failed' result. */
+  async function session(threadId: string, signal: AbortSignal | undefined, body: (s: Session) => Promise<LoopResult>) {
     checkThreadId(threadId);
     if (running.has(threadId)) {
       throw new Error(`thread "${threadId}" already has a run in progress in this agent; wait for it to end first`);
@@ -134,7 +118,7 @@ export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>
     }
   }
 
-  return {
+  const agent: AgentLoop = {
     async run(input, options = {} as { threadId: string }) {
       checkOptionNames('run', options, ['threadId', 'signal']);
       const { threadId, signal } = options;
@@ -171,6 +155,9 @@ export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>
       return { ...(await Session.load(setup, threadId, new AbortController().signal)).state.values };
     },
   };
+  // Its events are typed as the caller says its middleware and tools emit: the runtime checks only
+  // that each is a small object with a type.
+  return agent as unknown as AgentLoop<Emitted>;
 }
 
 /** The names createAgent takes: any other is refused (a misspelling would silently take a default). */
