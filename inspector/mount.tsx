@@ -11,8 +11,12 @@ import { assertBound, assertOptionNames } from './source/store-info.js';
 import { storeSource } from './source/store-source.js';
 import { applyStyles } from './styles.js';
 
+/** The options of `mountInspector(target, source, options)`. */
 export interface InspectorOptions {
-  /** 'embedded' (default) fills the target; 'floating' shows a toggle button that opens a docked panel. */
+  /**
+   * 'embedded' fills the target; 'floating' shows a toggle button that opens a docked panel.
+   * @default 'embedded'
+   */
   mode?: 'embedded' | 'floating';
   /**
    * A fallback maxTotalBytes for the per-thread gauges. Each gauge shows its thread's own bound as
@@ -30,7 +34,10 @@ export interface InspectorOptions {
    * the panel shows "Pop out", which exposes the store (and `bound`) on `channel` and opens this URL.
    */
   popOutUrl?: string | URL;
-  /** The channel "Pop out" exposes the store on; default 'tool-output-offload'. */
+  /**
+   * The channel "Pop out" exposes the store on.
+   * @default 'tool-output-offload'
+   */
   channel?: string;
 }
 

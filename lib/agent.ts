@@ -1,4 +1,4 @@
-export { type AgentOptions, createAgent } from './agent/create-agent.js';
+export { type Agent, type AgentOptions, createAgent, type RunEvent, type RunResult } from './agent/create-agent.js';
 export { type FileToolsOptions, fileTools } from './agent/file-tools.js';
 export type {
   Backend,
@@ -12,9 +12,7 @@ export type {
 export { CompositeBackend } from './backends/composite-backend.js';
 export { MemoryBackend } from './backends/memory-backend.js';
 export { type OpenAICompatibleModelOptions, openAICompatibleModel } from './models/openai-compatible.js';
-export type { Agent } from './runtime/agent.js';
 export { type Checkpointer, MemoryCheckpointer } from './runtime/checkpoint.js';
-export type { RunEvent } from './runtime/events.js';
 export { UsageError } from './runtime/failure.js';
 export { IndexedDbCheckpointer, type IndexedDbCheckpointerOptions } from './runtime/indexeddb-checkpointer.js';
 export type { AssistantMessage, Message, ToolCall } from './runtime/messages.js';
@@ -37,7 +35,6 @@ export type {
 } from './runtime/model.js';
 export { modelReply, type StreamEvent, type StreamListener } from './runtime/model-stream.js';
 export { type StateUpdate, ToolOutcome, type ToolResult } from './runtime/outcome.js';
-export type { RunResult } from './runtime/run-result.js';
 export { type Tool, type ToolContext, tool } from './runtime/tool.js';
 export type { JsonSchema } from './shared/content.js';
 export {

@@ -1,12 +1,13 @@
-// At most 40 names (SPEC §5): the context types an app never names alone (a tool spec, a tool call,
-// a replacement, a ledger record's parts, how a result was shown) are reached through these.
+// At most 40 names, so the main entry stays quick to read: the context types an app never names
+// alone (a tool spec, a tool call, a replacement, a ledger record's parts, how a result was shown)
+// are reached through these.
 export type {
   ContextBudget,
-  ContextEvent,
   ContextMessage,
   ContextRequest,
   FittedContext,
 } from './offload/context/request.js';
+export type { OffloadEvent } from './offload/events.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export type { OffloadResultInput } from './offload/offload-result.js';
 export type { OffloadReadTool } from './offload/read-tools.js';

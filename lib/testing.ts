@@ -11,10 +11,12 @@ export type ScriptedStep =
   | AsyncIterable<ModelStreamPart>
   | ((request: ModelRequest) => ModelOutput | Promise<ModelOutput>);
 
+/** The options of `scriptedModel(steps, options)`. */
 export interface ScriptedModelOptions {
   /**
-   * Stream every reply: its text in deltas of `chunkChars` characters (default 8), then its tool
-   * calls one part each, `delayMs` (default 0) apart. `true` takes the defaults.
+   * Stream every reply: its text in deltas of `chunkChars` characters (8 unless given), then its
+   * tool calls one part each, `delayMs` (0 unless given) apart. `true` takes those.
+   * @default false
    */
   stream?: boolean | { chunkChars?: number; delayMs?: number };
 }

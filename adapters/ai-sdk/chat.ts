@@ -10,11 +10,10 @@ import {
   type ToolSet,
   type UIMessage,
 } from 'ai';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextMessages, type StepOptions, toolSpecs } from './context-step.js';
 import { defaultModelOutput, type ModelOutput, offloadModelOutput } from './model-output.js';
 import { offloadReadTools } from './read-tools.js';
-import type { OffloadEvent } from './with-offload.js';
 
 export interface OffloadChatOptions<UI_MESSAGE extends UIMessage = UIMessage> {
   /** The chat (thread) whose tool outputs are stored and read back: one per chat. */

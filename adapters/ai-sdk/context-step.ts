@@ -11,10 +11,10 @@ import {
   type ToolSet,
 } from 'ai';
 import type {
-  ContextEvent,
   ContextMessage,
   ContextRequest,
   FittedContext,
+  OffloadEvent,
   ToolOutputOffload,
 } from '../../lib/index.js';
 import { type ModelOutput, withOptionsOf } from './model-output.js';
@@ -185,7 +185,7 @@ interface ContextStepOptions {
   readToolNames: readonly string[];
   /** The app's own step hook: runs first; the offload's works on what it returns. */
   appStep: PrepareStepFunction<ToolSet> | undefined;
-  emit: (event: ContextEvent) => void;
+  emit: (event: OffloadEvent) => void;
 }
 
 /**

@@ -1,31 +1,10 @@
 import type { PrepareStepFunction, Tool, ToolSet } from 'ai';
-import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
 import { type OffloadReadTools, offloadReadTools } from './read-tools.js';
 
-/** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
-export type OffloadEvent =
-  /** Stored now under `path`; the model sees the header and first lines naming it. */
-  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
-  /**
-   * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
-   * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
-   */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
-  /**
-   * With a `contextBudget`, once per offload: a tool was called after a model step that the
-   * returned `prepareStep` never fitted — it was not passed to generateText, streamText or
-   * ToolLoopAgent, so requests are not fitted to the budget and the ledger stays empty (C8).
-   * `fix` says what to pass (the same words go to `console.warn`).
-   */
-  | { type: 'context-not-fitted'; threadId: string; fix: string }
-  /**
-   * With a `contextBudget`: `context-cleared` when a step's request cleared results (their paths,
-   * its tokens before and after); `context-over-budget` when it is sent over the budget anyway (C6).
-   */
-  | ContextEvent;
-
+/** The options of `withOffload(offload, tools, options)`. */
 export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   /** The chat (thread) these tools serve: stored results and reads are per thread. */
   threadId: string;
@@ -38,6 +17,7 @@ export interface WithOffloadOptions<TOOLS extends ToolSet = ToolSet> {
   prepareStep?: PrepareStepFunction<TOOLS & OffloadReadTools>;
 }
 
+/** What `withOffload` returns: the tools, the system prompt lines and the step hook to pass to the AI SDK. */
 export interface WithOffload<TOOLS extends ToolSet> {
   /** The app's tools with `toModelOutput` wrapped, plus read_file, grep, ls and glob. */
   tools: TOOLS & OffloadReadTools;

@@ -1,3 +1,3 @@
+export type { OffloadEvent } from '../../lib/index.js';
 export { type OffloadMiddlewareOptions, offloadMiddleware } from './offload-middleware.js';
 export type { ThreadIdOf } from './thread-id.js';
-export type { OffloadEvent } from './tool-messages.js';

@@ -1,16 +1,18 @@
 import { type SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextRequestOf, withReplacements } from './context-request.js';
 import { langChainReadTools } from './read-tools.js';
 import { resolveThreadId, type ThreadIdOf } from './thread-id.js';
-import { isCommand, type OffloadEvent, offloadCommand, offloadToolMessage } from './tool-messages.js';
+import { isCommand, offloadCommand, offloadToolMessage } from './tool-messages.js';
 
+/** The options of `offloadMiddleware(offload, options)`. */
 export interface OffloadMiddlewareOptions {
   /**
-   * The thread a run's results are stored under. Default: the run's `configurable.thread_id`
-   * (`agent.invoke(input, { configurable: { thread_id } })`); with neither, the run fails with an
-   * error saying so — results are never pooled in one shared thread.
+   * The thread a run's results are stored under; with neither it nor the run's
+   * `configurable.thread_id`, the run fails with an error saying so — results are never pooled in
+   * one shared thread.
+   * @default the run's `configurable.thread_id` (`agent.invoke(input, { configurable: { thread_id } })`)
    */
   threadId?: ThreadIdOf;
   /**

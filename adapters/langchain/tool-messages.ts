@@ -1,21 +1,5 @@
 import { coerceMessageLikeToMessage, ToolMessage } from '@langchain/core/messages';
-import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
-
-/** What happened to a tool result on its way to the model; the inspector sees the store as usual. */
-export type OffloadEvent =
-  /** Stored now under `path`; the model sees the header and first lines naming it. */
-  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
-  /**
-   * Over the threshold, but the store failed (`why`: its error; also in `offload.store.failures(threadId)`
-   * when the store could still record it); the model sees a cut with a note saying so. The run goes on.
-   */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
-  /**
-   * The request was over the offload's `contextBudget`: old results were cleared from it (C1, C2;
-   * `paths` they are read back at) — or, clearing all it may, it still is (`context-over-budget`,
-   * C6: sent anyway). The agent's state keeps every result.
-   */
-  | ContextEvent;
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 
 /** Where a tool's result is offloaded: its thread and the tool's name (for a message without one). */
 interface ResultOrigin {

@@ -36,8 +36,12 @@ function instanceId(): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** The options of `exposeToInspector(store, options)`. */
 export interface ExposeOptions {
-  /** The BroadcastChannel to serve on; default 'tool-output-offload'. */
+  /**
+   * The BroadcastChannel to serve on.
+   * @default 'tool-output-offload'
+   */
   channel?: string;
   /**
    * The offload's `maxTotalBytes`, for panels mounted with `{ channel }`: their gauges' fallback

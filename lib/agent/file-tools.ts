@@ -6,8 +6,12 @@ import { type Tool, type ToolContext, tool } from '../runtime/tool.js';
 import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 
+/** The options of `fileTools(backend, options)`. */
 export interface FileToolsOptions {
-  /** The most estimated tokens any file tool's result may take; default 5000, at least 1000. */
+  /**
+   * The most estimated tokens any file tool's result may take; at least 1000.
+   * @default 5000
+   */
   maxPageTokens?: number;
 }
 

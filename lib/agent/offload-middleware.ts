@@ -11,14 +11,15 @@ import { joinText } from '../shared/content.js';
 import { contextRequestOf, withReplacements } from './context-fit.js';
 import {
   type ContextCleared,
+  emitOffloadEvent,
   offloadStateKey,
   orphanAgeMs,
   type SettleTurns,
+  StagingsInFlight,
   storeProblem,
   unsettledTurns,
 } from './offload-state.js';
 import { boundToolMessages } from './request-bound.js';
-import { Stagings } from './stagings.js';
 import { SummaryCleanup } from './summary-cleanup.js';
 
 /**
@@ -41,7 +42,7 @@ export class OffloadMiddleware implements Middleware {
   readonly #offload: ToolOutputOffload;
   /** The read tools among the agent's tools: the system prompt and the headers name only these. */
   readonly #readTools: readonly string[];
-  readonly #stagings = new Stagings();
+  readonly #stagings = new StagingsInFlight();
   readonly #cleanup: SummaryCleanup;
 
   constructor(offload: ToolOutputOffload, agentTools: readonly string[]) {
@@ -73,7 +74,7 @@ export class OffloadMiddleware implements Middleware {
       // Nothing to settle (no state change, no event): only the sweep of orphans.
       await this.#offload.store.settle(context.threadId, [], { stagedBefore: Date.now() - orphanAgeMs });
     } catch (error) {
-      context.emit({ type: 'store-unavailable', why: storeProblem(error) });
+      emitOffloadEvent(context, { type: 'store-unavailable', threadId: context.threadId, why: storeProblem(error) });
     }
     return undefined;
   }
@@ -106,15 +107,16 @@ export class OffloadMiddleware implements Middleware {
     const drop = await this.#cleanup
       .drop(context.threadId, context.turnId, context.state, context.messages)
       .catch(() => undefined);
-    if (drop?.type === 'drop') context.emit({ type: 'summarized-drop', keys: [...drop.keys] });
+    if (drop?.type === 'drop') {
+      emitOffloadEvent(context, { type: 'summarized-drop', threadId: context.threadId, keys: [...drop.keys] });
+    }
     const bounded = boundToolMessages(request.messages, this.#offload);
     const { threadId, turnId } = context;
     // The bounded request is what is measured and fitted to the budget (C1): the ledger too records it.
     const fitted = await this.#offload.fitContext(
       contextRequestOf({ ...request, messages: bounded }, { threadId, turnId, readTools: this.#readTools }),
     );
-    // The runtime puts the thread in every run event itself.
-    for (const { threadId: _thread, ...event } of fitted.events) context.emit(event);
+    for (const event of fitted.events) emitOffloadEvent(context, event);
     const messages = withReplacements(bounded, fitted.replacements);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
     // Only this middleware's own key: an inner layer's update is its own to return. A drop marks
@@ -139,6 +141,7 @@ export class OffloadMiddleware implements Middleware {
     // runtime drops this outcome, so nothing is staged that no commit would ever make live.
     if (context.signal.aborted) return outcome;
     const toolName = request.call.name;
+    const toolCallId = request.call.id;
     // A file tool's page (carried by its outcome, whatever tool object ran it): the file tools page
     // through files, stored results among them, so their pages are cut, never stored, and reading
     // a stored result cannot store another (O11).
@@ -178,13 +181,15 @@ export class OffloadMiddleware implements Middleware {
         return outcome;
       case 'stored': {
         const { bytes, truncated } = staged.commit!;
-        context.emit({ type: 'offloaded', path: staged.path, bytes, truncated });
+        const { path } = staged;
+        emitOffloadEvent(context, { type: 'offloaded', threadId, toolName, toolCallId, path, bytes, truncated });
         const update = { ...outcome.update, [ToolOutputOffload.key]: staged.commit };
         return { ...outcome, content: staged.content, update };
       }
       case 'failed': {
         const { path, bytes } = staged.failure!;
-        context.emit({ type: 'offload-failed', path, bytes, why: staged.why });
+        const { why } = staged;
+        emitOffloadEvent(context, { type: 'offload-failed', threadId, toolName, toolCallId, path, bytes, why });
         return { ...outcome, content: staged.content };
       }
       case 'cut':

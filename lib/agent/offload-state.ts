@@ -1,12 +1,13 @@
+import type { OffloadEvent } from '../offload/events.js';
 import { resultPath } from '../offload/result-path.js';
 import type { OffloadCommit } from '../offload/stage-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
+import type { ToolContext } from '../runtime/tool.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
-import type { Stagings } from './stagings.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 interface OffloadStateValue {
@@ -39,8 +40,44 @@ export interface ContextCleared {
   turnId: string;
 }
 
+/**
+ * The stagings of one middleware still being written, by thread and turn, so a turn's end waits
+ * for them before it deletes what the turn staged and never committed.
+ */
+export class StagingsInFlight {
+  readonly #inFlight = new Map<string, Set<Promise<unknown>>>();
+
+  /** Tracks a staging of the turn until it settles (whatever it ends with). */
+  track<T>(threadId: string, turnId: string, staging: Promise<T>): Promise<T> {
+    const id = JSON.stringify([threadId, turnId]);
+    const inFlight = this.#inFlight.get(id) ?? new Set();
+    this.#inFlight.set(id, inFlight);
+    inFlight.add(staging);
+    const forget = () => {
+      inFlight.delete(staging);
+      if (inFlight.size === 0 && this.#inFlight.get(id) === inFlight) this.#inFlight.delete(id);
+    };
+    staging.then(forget, forget);
+    return staging;
+  }
+
+  /** Waits until no staging of the turn is being written. */
+  async done(threadId: string, turnId: string): Promise<void> {
+    const id = JSON.stringify([threadId, turnId]);
+    for (let inFlight = this.#inFlight.get(id); inFlight?.size; inFlight = this.#inFlight.get(id)) {
+      await Promise.allSettled([...inFlight]);
+    }
+  }
+}
+
 /** Staged results older than this are orphans of a closed or crashed tab: any settle deletes them. */
 export const orphanAgeMs = 60 * 60 * 1000;
+
+/** Emits one of the offload's events as a run event of this middleware; the runtime puts the thread in every run event itself. */
+export function emitOffloadEvent(context: HookContext | ToolContext, event: OffloadEvent): void {
+  const { threadId: _thread, ...details } = event;
+  context.emit(details);
+}
 
 /** A store's error as a run event carries it: its name and message, cut short (events are small). */
 export function storeProblem(error: unknown): string {
@@ -131,7 +168,7 @@ function withTurn(turns: string[], turnId: string): string[] {
  * oldest results until its stored bytes are within its bound (O3); an output Block undoes the turn
  * in the store: what it stored goes, what it evicted comes back (O8).
  */
-export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings): StateKey<OffloadStateValue> {
+export function offloadStateKey(offload: ToolOutputOffload, stagings: StagingsInFlight): StateKey<OffloadStateValue> {
   const { store } = offload;
   const { maxTotalBytes } = offload.limits;
   return {
@@ -149,7 +186,11 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
           await store.settle(context.threadId, change.turns, { stagedBefore: Date.now() - orphanAgeMs });
         } catch (error) {
           // S3: a store failing never fails the run. The turns stay unsettled: the next turn tries again.
-          context.emit({ type: 'store-unavailable', why: storeProblem(error) });
+          emitOffloadEvent(context, {
+            type: 'store-unavailable',
+            threadId: context.threadId,
+            why: storeProblem(error),
+          });
           return expired ? { entries: expired.entries, totalBytes: expired.totalBytes, turns } : current;
         }
         const left = turns.filter((turn) => !change.turns.includes(turn));
@@ -173,8 +214,9 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
       // S3: a full quota never fails the run. The store evicted what it could and the commit still
       // failed: the failure is recorded, and reads of the path are served from the staged text (the
       // preview naming it is already in the conversation).
-      const { key, bytes } = change as OffloadCommit;
-      context.emit({ type: 'offload-failed', path: resultPath(key), bytes, why: committed.failed });
+      const { threadId, key, toolName, bytes } = change as OffloadCommit;
+      const why = committed.failed;
+      emitOffloadEvent(context, { type: 'offload-failed', threadId, toolName, path: resultPath(key), bytes, why });
       return currentValue(store, context.threadId, withThisTurn);
     },
     onBlock: 'restore',
@@ -196,7 +238,7 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: Stagings):
  */
 async function endTurn(
   store: WritableOffloadStore,
-  stagings: Stagings,
+  stagings: StagingsInFlight,
   current: OffloadStateValue,
   ending: TurnEnd,
   context: HookContext,

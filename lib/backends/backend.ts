@@ -1,9 +1,11 @@
+/** One file or directory as `ls` and `glob` list it; `size` in bytes. */
 export interface FileInfo {
   path: string;
   size: number;
   isDir?: boolean;
 }
 
+/** One line grep matched. */
 export interface GrepMatch {
   path: string;
   /** 1-based. */
@@ -15,13 +17,22 @@ export interface GrepMatch {
 
 /** Where grep searches and how much work one call may do. */
 export interface GrepOptions {
-  /** Directory or file to search; default '/'. */
+  /**
+   * Directory or file to search.
+   * @default '/'
+   */
   path?: string;
   /** Only files matching this glob: without '/' it matches file names, with '/' paths relative to `path`. */
   glob?: string;
-  /** Stop after this many matching lines; default 1000. */
+  /**
+   * Stop after this many matching lines.
+   * @default 1000
+   */
   maxMatches?: number;
-  /** Stop after scanning this many lines, all files together; default 1,000,000. */
+  /**
+   * Stop after scanning this many lines, all files together.
+   * @default 1_000_000
+   */
   maxLines?: number;
   /** Aborts the search between slices of work (it rejects with the signal's reason). */
   signal?: AbortSignal;

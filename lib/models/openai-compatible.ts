@@ -6,6 +6,7 @@ import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import { openAIStreamParts, parseArgs } from './openai-stream.js';
 
+/** The options of `openAICompatibleModel(options)`. */
 export interface OpenAICompatibleModelOptions {
   /** The API root, e.g. 'https://api.openai.com/v1'; requests go to `${baseUrl}/chat/completions`. */
   baseUrl: string;
@@ -13,13 +14,17 @@ export interface OpenAICompatibleModelOptions {
   model: string;
   /** Sent as `Authorization: Bearer <apiKey>` when given. */
   apiKey?: string;
-  /** Default: globalThis.fetch. */
+  /**
+   * The fetch the requests go through.
+   * @default globalThis.fetch
+   */
   fetch?: typeof fetch;
   /** Extra request headers (they override the defaults). */
   headers?: Record<string, string>;
   /**
    * Stream the reply (server-sent events, with `stream_options.include_usage`): text deltas as they
-   * arrive, tool calls assembled from their deltas. Default false.
+   * arrive, tool calls assembled from their deltas.
+   * @default false
    */
   stream?: boolean;
 }

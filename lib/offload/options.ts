@@ -7,20 +7,35 @@ import type { ContextBudget } from './context/request.js';
  * range (O10).
  */
 export interface OffloadLimits {
-  /** A result over this many estimated tokens is offloaded; default 20_000, at least 1000. */
+  /**
+   * A result over this many estimated tokens is offloaded; at least 1000.
+   * @default 20_000
+   */
   thresholdTokens: number;
-  /** The most UTF-8 bytes of one stored result; default 1_048_576, at least 1 and at most maxTotalBytes. */
+  /**
+   * The most UTF-8 bytes of one stored result; at least 1 and at most maxTotalBytes.
+   * @default 1_048_576
+   */
   maxResultBytes: number;
-  /** The most UTF-8 bytes one thread's stored results take together; default 33_554_432. */
+  /**
+   * The most UTF-8 bytes one thread's stored results take together.
+   * @default 33_554_432
+   */
   maxTotalBytes: number;
-  /** Lines of the text shown after the header; default 10; 0 shows only the header. */
+  /**
+   * Lines of the text shown after the header; 0 shows only the header.
+   * @default 10
+   */
   previewLines: number;
-  /** The text's last lines shown after the first ones, past an elision marker; default 0. */
+  /**
+   * The text's last lines shown after the first ones, past an elision marker.
+   * @default 0
+   */
   previewTailLines: number;
   /**
    * The age limit, in milliseconds: a stored result older than this is evicted (reason 'expired',
    * its text deleted) at the next update or turn of its thread, and reading it says it expired.
-   * Default: none (results stay until the bound or the thread's clearing evicts them). A positive
+   * Without it, results stay until the bound or the thread's clearing evicts them. A positive
    * integer of at most ten years; `24 * 60 * 60 * 1000` keeps nothing older than a day.
    */
   maxAgeMs?: number;

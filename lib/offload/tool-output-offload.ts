@@ -29,16 +29,21 @@ import {
   stageResult,
 } from './stage-result.js';
 
+/** The options of `new ToolOutputOffload(options)`; every one is optional. */
 export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
   /**
-   * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`;
-   * default four characters a token. estimateTokensByScript fits most text better; an exact
-   * tokenizer runs only on texts whose UTF-8 bytes are over the threshold.
+   * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`.
+   * estimateTokensByScript fits most text better; an exact tokenizer runs only on texts whose UTF-8
+   * bytes are over the threshold.
+   * @default estimateTokens (four characters a token)
    */
   estimateTokens?: EstimateTokens;
   /** Thresholds by tool name, for tools whose results should stay whole longer (or shorter); each at least 1000. */
   tools?: { [toolName: string]: { thresholdTokens: number } };
-  /** Default: IndexedDbOffloadStore where indexedDB exists, else MemoryOffloadStore. */
+  /**
+   * Where results are stored.
+   * @default new IndexedDbOffloadStore() where indexedDB exists, else new MemoryOffloadStore()
+   */
   store?: WritableOffloadStore;
   /**
    * A budget for each model request (C1–C7): over `maxRequestTokens` estimated tokens, the oldest

@@ -2,7 +2,7 @@ import { checkInteger, checkOptionNames, checkThreadId, isRecord } from '../shar
 import { type ContentPart, toContent } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { type Checkpointer, MemoryCheckpointer } from './checkpoint.js';
-import type { RunEventListener } from './events.js';
+import type { EmittedEvent, RunEventListener } from './events.js';
 import { RunAborted, UsageError } from './failure.js';
 import { approvalReason, continueTurn, decideApproval, endFailedRun, result, startTurn } from './loop.js';
 import type { Message } from './messages.js';
@@ -10,35 +10,49 @@ import type { Middleware } from './middleware.js';
 import type { Model } from './model.js';
 import type { StreamListener } from './model-stream.js';
 import { minPromptSectionTokens } from './prompt.js';
-import type { RunResult } from './run-result.js';
+import type { LoopResult } from './run-result.js';
 import { type AgentSetup, Session } from './session.js';
 import { StateKeys } from './state.js';
 import { awaitingCalls } from './thread-checkpoint.js';
 import type { Tool } from './tool.js';
 import { validatorFor } from './validate.js';
 
-export interface AgentOptions {
+/** The loop's options; `Emitted`: the events its middleware and tools emit, for `onEvent`'s type. */
+export interface AgentLoopOptions<Emitted extends { type: string } = EmittedEvent> {
+  /** The model each step calls. */
   model: Model;
+  /** The tools the model may call, by their unique names. */
   tools?: readonly Tool[];
   /**
    * First in the list = outermost: it wraps the others' wrapModelCall and wrapToolCall, and runs
    * beforeAgent, systemPrompt and afterAgent before them (R1).
    */
   middleware?: readonly Middleware[];
+  /** The agent's own system prompt, before the middleware sections. @default '' */
   systemPrompt?: string;
-  /** Default: new MemoryCheckpointer(). */
+  /**
+   * Where each thread is saved between steps.
+   * @default new MemoryCheckpointer()
+   */
   checkpointer?: Checkpointer;
   /**
-   * Default 8000 estimated tokens: all middleware sections together, with their separators and any
-   * cut marker. At least minPromptSectionTokens (8), room for the marker.
+   * Estimated tokens of all middleware system prompt sections together, with their separators and
+   * any cut marker; at least minPromptSectionTokens (8), room for the marker.
+   * @default 8000
    */
   maxPromptSectionTokens?: number;
-  /** Default 25 model calls per run. */
+  /**
+   * Model calls per run, resume or recover call; at least 1.
+   * @default 25
+   */
   maxSteps?: number;
-  /** Default 120 000; at most 2^31 - 1 (what setTimeout can wait). */
+  /**
+   * How long a tool call may run, in milliseconds; at most 2^31 - 1 (what setTimeout can wait).
+   * @default 120_000
+   */
   toolTimeoutMs?: number;
   /** Told of every RunEvent as it happens, synchronously; a listener that throws is ignored (with a warning). */
-  onEvent?: RunEventListener;
+  onEvent?: RunEventListener<Emitted>;
   /**
    * Told of each part of a streaming model's reply as it arrives (text deltas, tool calls),
    * synchronously, with the thread, turn and step; a listener that throws is ignored (with a warning).
@@ -47,11 +61,17 @@ export interface AgentOptions {
   onStream?: StreamListener;
 }
 
-export interface Agent {
-  run(input: string | ContentPart[], options: { threadId: string; signal?: AbortSignal }): Promise<RunResult>;
-  resume(threadId: string, options: { approved: boolean; signal?: AbortSignal }): Promise<RunResult>;
-  recover(threadId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+/** An agent: runs turns of a thread, saved by its checkpointer. `Emitted`: the events its middleware and tools emit. */
+export interface AgentLoop<Emitted extends { type: string } = EmittedEvent> {
+  /** Runs one turn of the thread with this input, to its end, an approval it waits for, or `maxSteps`. */
+  run(input: string | ContentPart[], options: { threadId: string; signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
+  /** Continues a turn waiting for approval, with the decision. */
+  resume(threadId: string, options: { approved: boolean; signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
+  /** Continues a turn a crash or a failure left unfinished, rerunning unfinished calls under their idempotency keys (R9). */
+  recover(threadId: string, options?: { signal?: AbortSignal }): Promise<LoopResult<Emitted>>;
+  /** The thread's messages, as saved. */
   messages(threadId: string): Promise<Message[]>;
+  /** The thread's state keys' values, as saved. */
   state(threadId: string): Promise<Record<string, unknown>>;
 }
 
@@ -64,12 +84,14 @@ export interface Agent {
  * unfinished call under the same key (R9); an output Block ends the run `blocked` and puts back
  * every 'restore' key (R10). Each rule id is defined in docs/RULES.md.
  */
-export function createAgent(options: AgentOptions): Agent {
-  const setup = resolveOptions(options);
+export function createAgentLoop<Emitted extends { type: string } = EmittedEvent>(
+  options: AgentLoopOptions<Emitted>,
+): AgentLoop<Emitted> {
+  const setup = resolveOptions(options as AgentLoopOptions);
   const running = new Set<string>();
 
   /** Loads the thread, runs `body`, and turns a failure or an abort into a 'failed' result. */
-  async function session(threadId: string, signal: AbortSignal | undefined, body: (s: Session) => Promise<RunResult>) {
+  async function session(threadId: string, signal: AbortSignal | undefined, body: (s: Session) => Promise<LoopResult>) {
     checkThreadId(threadId);
     if (running.has(threadId)) {
       throw new Error(`thread "${threadId}" already has a run in progress in this agent; wait for it to end first`);
@@ -96,7 +118,7 @@ export function createAgent(options: AgentOptions): Agent {
     }
   }
 
-  return {
+  const agent: AgentLoop = {
     async run(input, options = {} as { threadId: string }) {
       checkOptionNames('run', options, ['threadId', 'signal']);
       const { threadId, signal } = options;
@@ -109,7 +131,7 @@ export function createAgent(options: AgentOptions): Agent {
       if (typeof approved !== 'boolean') throw new TypeError('resume needs options.approved, true or false');
       return session(threadId, signal, (s) => {
         decideApproval(s, approved);
-        s.events.runtime('run-started', { call: 'resume', approved });
+        s.events.runtime({ type: 'run-started', call: 'resume', approved });
         return continueTurn(s);
       });
     },
@@ -117,7 +139,7 @@ export function createAgent(options: AgentOptions): Agent {
       checkOptionNames('recover', options, ['signal']);
       const { signal } = options;
       return session(threadId, signal, async (s) => {
-        s.events.runtime('run-started', { call: 'recover' });
+        s.events.runtime({ type: 'run-started', call: 'recover' });
         if (!s.turn) return result(s, 'completed', { output: s.lastAssistant() });
         const waiting = awaitingCalls(s.turn);
         if (waiting.length > 0) return result(s, 'awaiting-approval', { reason: approvalReason(waiting) });
@@ -133,6 +155,9 @@ export function createAgent(options: AgentOptions): Agent {
       return { ...(await Session.load(setup, threadId, new AbortController().signal)).state.values };
     },
   };
+  // Its events are typed as the caller says its middleware and tools emit: the runtime checks only
+  // that each is a small object with a type.
+  return agent as unknown as AgentLoop<Emitted>;
 }
 
 /** The names createAgent takes: any other is refused (a misspelling would silently take a default). */
@@ -147,9 +172,9 @@ const agentOptionNames = [
   'toolTimeoutMs',
   'onEvent',
   'onStream',
-] as const satisfies readonly (keyof AgentOptions)[];
+] as const satisfies readonly (keyof AgentLoopOptions)[];
 
-function resolveOptions(options: AgentOptions): AgentSetup {
+function resolveOptions(options: AgentLoopOptions): AgentSetup {
   if (isRecord(options)) checkOptionNames('createAgent', options, agentOptionNames);
   if (typeof options?.model !== 'function') throw new TypeError('createAgent needs options.model, a function');
   const tools = new Map<string, Tool>();

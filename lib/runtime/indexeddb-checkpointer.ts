@@ -8,10 +8,17 @@ interface CheckpointDb extends DBSchema {
   checkpoints: { key: string; value: unknown };
 }
 
+/** The options of `new IndexedDbCheckpointer(options)`. */
 export interface IndexedDbCheckpointerOptions {
-  /** The database name; default 'tool-output-offload-threads'. */
+  /**
+   * The database name.
+   * @default 'tool-output-offload-threads'
+   */
   name?: string;
-  /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
+  /**
+   * How long opening may stay blocked by another tab before it fails, in milliseconds.
+   * @default 3000
+   */
   blockedTimeoutMs?: number;
 }
 

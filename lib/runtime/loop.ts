@@ -5,7 +5,7 @@ import type { AssistantMessage } from './messages.js';
 import { type Block, isBlock, type Middleware, type TurnEnd } from './middleware.js';
 import { modelStep } from './model-step.js';
 import type { ToolOutcome } from './outcome.js';
-import type { RunResult } from './run-result.js';
+import type { LoopResult } from './run-result.js';
 import { type Session, toolMessage } from './session.js';
 import { checkWrites } from './state.js';
 import { awaitingCalls, type CallRecord, type TurnRecord } from './thread-checkpoint.js';
@@ -15,7 +15,7 @@ import { runToolCall } from './tool-call.js';
  * Starts a turn: closes an unfinished one, runs beforeAgent in stack order (R2), appends the user
  * message, then continues the turn. A Block ends it with nothing of the turn kept.
  */
-export async function startTurn(session: Session, input: ContentPart[]): Promise<RunResult> {
+export async function startTurn(session: Session, input: ContentPart[]): Promise<LoopResult> {
   await abandonTurn(session);
   session.turn = {
     turnId: randomId(),
@@ -25,7 +25,7 @@ export async function startTurn(session: Session, input: ContentPart[]): Promise
     phase: 'model',
     calls: [],
   };
-  session.events.runtime('run-started', { call: 'run' });
+  session.events.runtime({ type: 'run-started', call: 'run' });
   try {
     for (const m of session.setup.middleware) {
       if (!m.beforeAgent) continue;
@@ -49,7 +49,7 @@ export async function startTurn(session: Session, input: ContentPart[]): Promise
 }
 
 /** Runs the turn from where its record says it is until it completes, pauses, blocks or runs out of steps. */
-export async function continueTurn(session: Session): Promise<RunResult> {
+export async function continueTurn(session: Session): Promise<LoopResult> {
   for (;;) {
     const turn = session.turn!;
     if (turn.phase === 'after') return afterAgent(session);
@@ -93,7 +93,7 @@ async function runCalls(session: Session, calls: CallRecord[]): Promise<CallReco
       const outcome = await runToolCall(session, record);
       const { call, idempotencyKey, approved } = record;
       const details = { toolName: call.name, callId: call.id, idempotencyKey, approved, outcome: outcome.type };
-      session.events.runtime('tool-call', details);
+      session.events.runtime({ type: 'tool-call', ...details });
       await settle(session, record, outcome);
       await session.save();
     } catch (e) {
@@ -131,7 +131,7 @@ async function settle(session: Session, record: CallRecord, outcome: ToolOutcome
 }
 
 /** afterAgent in stack order on the final reply (R10): a Block undoes the turn, updates are applied. */
-async function afterAgent(session: Session): Promise<RunResult> {
+async function afterAgent(session: Session): Promise<LoopResult> {
   const output = session.messages.at(-1) as AssistantMessage;
   for (const m of session.setup.middleware) {
     if (!m.afterAgent) continue;
@@ -146,7 +146,7 @@ async function afterAgent(session: Session): Promise<RunResult> {
 }
 
 /** Ends the turn blocked: its messages go, and every 'restore' key returns to its value before the turn. */
-async function blockTurn(session: Session, blocked: Block): Promise<RunResult> {
+async function blockTurn(session: Session, blocked: Block): Promise<LoopResult> {
   const turn = session.turn!;
   session.messages.length = turn.start;
   await untilAborted(
@@ -224,8 +224,12 @@ export function approvalReason(waiting: readonly CallRecord[]): string {
 }
 
 /** The call's result; its last event is 'run-ended', after which the call records no more. */
-export function result(session: Session, status: RunResult['status'], extra: Partial<RunResult> = {}): RunResult {
-  session.events.runtime('run-ended', extra.reason === undefined ? { status } : { status, reason: extra.reason });
+export function result(session: Session, status: LoopResult['status'], extra: Partial<LoopResult> = {}): LoopResult {
+  session.events.runtime({
+    type: 'run-ended',
+    status,
+    ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+  });
   session.events.close();
   return { status, ...extra, messages: [...session.messages], events: session.events.list() };
 }

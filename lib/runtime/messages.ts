@@ -7,6 +7,7 @@ export interface ToolCall {
   args: unknown;
 }
 
+/** One message of a thread: the user's, the assistant's (with the tool calls it asked for), or one tool call's result. */
 export type Message =
   | { role: 'user'; id: string; content: ContentPart[] }
   | { role: 'assistant'; id: string; content: ContentPart[]; toolCalls: ToolCall[] }
@@ -19,5 +20,6 @@ export type Message =
       isError: boolean;
     };
 
+/** A message of the model, with the tool calls it asked for (RunResult's `output`). */
 export type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 export type ToolMessage = Extract<Message, { role: 'tool' }>;

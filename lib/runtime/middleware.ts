@@ -1,15 +1,22 @@
 import type { ContentPart } from '../shared/content.js';
-import type { EmittedEvent } from './events.js';
+import type { EmittedEvent, TurnEndStatus } from './events.js';
 import type { AssistantMessage, Message, ToolCall } from './messages.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import type { StateUpdate, ToolOutcome } from './outcome.js';
 import type { Tool, ToolContext } from './tool.js';
 
+/**
+ * What a hook returns to stop the run: from beforeAgent or systemPrompt the run ends `blocked`
+ * before any model call; from afterAgent (an output Block) it ends `blocked` and every 'restore'
+ * state key is put back as it was before the turn (R10).
+ */
 export interface Block {
   type: 'block';
+  /** Why, as RunResult's `reason`. */
   reason: string;
 }
 
+/** A Block with this reason. */
 export function block(reason: string): Block {
   return { type: 'block', reason };
 }
@@ -18,10 +25,14 @@ export function isBlock(value: unknown): value is Block {
   return typeof value === 'object' && value !== null && (value as Block).type === 'block';
 }
 
+/** What a middleware hook is told of the run it is in. */
 export interface HookContext {
   threadId: string;
+  /** The turn in progress: one run, with its resumes and recovers. */
   turnId: string;
+  /** The model step of the turn, from 1 (0 before the first). */
   step: number;
+  /** Aborted when the run is: a hook passes it to what it awaits. */
   signal: AbortSignal;
   /** The committed state. */
   state: Readonly<Record<string, unknown>>;
@@ -40,10 +51,15 @@ export interface HookContext {
  * - 'abandoned': a new run closed it unfinished (its calls that had not finished say "Interrupted").
  */
 export interface TurnEnd {
-  status: 'completed' | 'max-steps' | 'blocked' | 'failed' | 'abandoned';
+  status: TurnEndStatus;
 }
 
+/**
+ * A state key a middleware writes (its `writes`): its value lives in the thread's checkpoint, and
+ * updates to it are applied one at a time, in the order committed (R8).
+ */
 export interface StateKey<V = unknown> {
+  /** The value of a thread that has none yet. */
   initial: V;
   /**
    * How an update is applied; default: replace. May be async and transactional: updates are applied
@@ -65,9 +81,13 @@ export interface StateKey<V = unknown> {
   endTurn?(current: V, ending: TurnEnd, context: HookContext): V | Promise<V>;
 }
 
+/** One tool call as wrapToolCall gets it. */
 export interface ToolCallRequest {
+  /** The call as the model asked for it, its arguments checked against the tool's schema (R5). */
   call: ToolCall;
+  /** The runtime's identity of this call, the same when `recover` runs it again (R9). */
   idempotencyKey: string;
+  /** The tool the call names. */
   tool: Tool;
 }
 
@@ -79,7 +99,13 @@ type BeforeAgentResult = void | Block | { input?: ContentPart[]; update?: StateU
 // biome-ignore lint/suspicious/noConfusingVoidType: as for BeforeAgentResult
 type AfterAgentResult = void | Block | { update?: StateUpdate };
 
+/**
+ * A layer around the agent loop: every hook is optional. The first middleware in the list is the
+ * outermost (R1); a hook may write only the state keys in its `writes` (R7). A ToolOutputOffload
+ * is one (through `createAgent`).
+ */
 export interface Middleware {
+  /** Its name in run events (`middleware`) and error messages. */
   readonly name: string;
   /** The only keys its hooks may write; a write to any other key fails the run (R7). */
   readonly writes?: Readonly<Record<string, StateKey>>;

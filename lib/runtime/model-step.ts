@@ -53,7 +53,7 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
     }
     const toolCalls = Array.isArray(reply?.toolCalls) ? reply.toolCalls.length : 0;
     const details = { step, messages: req.messages?.length, toolCalls, streamed, ms: Date.now() - started };
-    session.events.runtime('model-call', details);
+    session.events.runtime({ type: 'model-call', ...details });
     return reply;
   };
   const layer = async (i: number, req: ModelRequest): Promise<ModelReply> => {

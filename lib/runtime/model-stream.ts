@@ -16,6 +16,7 @@ export interface StreamEvent {
   part: ModelStreamPart;
 }
 
+/** Told of each part of a streamed reply as it arrives (createAgent's `onStream`). */
 export type StreamListener = (event: StreamEvent) => void;
 
 export function isModelStream(value: unknown): value is AsyncIterable<ModelStreamPart> {

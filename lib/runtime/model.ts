@@ -1,18 +1,21 @@
 import type { ContentPart, JsonSchema } from '../shared/content.js';
 import type { Message, ToolCall } from './messages.js';
 
+/** A tool as the model is offered it: its name, what it does, and its parameters as a JSON Schema. */
 export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonSchema;
 }
 
+/** What one model call is sent: the system prompt, the messages and the tools offered. */
 export interface ModelRequest {
   systemPrompt: string;
   messages: readonly Message[];
   tools: readonly ToolSpec[];
 }
 
+/** A model's whole reply: its text (or content parts) and the tool calls it asks for. */
 export interface ModelReply {
   content: string | ContentPart[];
   toolCalls?: ToolCall[];

@@ -1,7 +1,12 @@
 import { type ContentPart, type FilePage, toContent } from '../shared/content.js';
 
+/** Values for state keys, by key: applied through each key's `apply` (R8); a middleware may write only its own `writes` (R7). */
 export type StateUpdate = Readonly<Record<string, unknown>>;
 
+/**
+ * How a tool call ended: a success (its content and maybe a state update), an error the model is
+ * told, a pause for the app's approval (R6), or a fatal error that fails the run.
+ */
 export type ToolOutcome =
   | {
       type: 'success';
@@ -20,6 +25,7 @@ export type ToolOutcome =
 /** What a tool's `execute` may return: plain text, content parts, or a full outcome. */
 export type ToolResult = string | ContentPart[] | ToolOutcome;
 
+/** Makes each kind of ToolOutcome; `success` takes a text or content parts. */
 export const ToolOutcome = {
   success(content: string | ContentPart[], update?: StateUpdate): ToolOutcome {
     const outcome: ToolOutcome = { type: 'success', content: toContent(content, 'ToolOutcome.success content') };

@@ -1,8 +1,10 @@
-import type { RunEvent } from './events.js';
+import type { EmittedEvent, LoopEvent, RunStatus } from './events.js';
 import type { AssistantMessage, Message } from './messages.js';
 
-export interface RunResult {
-  status: 'completed' | 'blocked' | 'failed' | 'awaiting-approval' | 'max-steps';
+/** What a run, resume or recover call gives back; `Emitted`: the events its middleware and tools emit. */
+export interface LoopResult<Emitted extends { type: string } = EmittedEvent> {
+  /** How the call ended. */
+  status: RunStatus;
   /** The final assistant message, when completed. */
   output?: AssistantMessage;
   /** Why, when blocked, failed, awaiting approval or out of steps. */
@@ -10,5 +12,5 @@ export interface RunResult {
   /** The thread after the run. */
   messages: Message[];
   /** What happened during this run, resume or recover call, in order (not checkpointed). */
-  events: RunEvent[];
+  events: LoopEvent<Emitted>[];
 }

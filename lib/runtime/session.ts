@@ -97,7 +97,7 @@ export class Session {
       this.signal,
     );
     const keys = Object.keys(update);
-    if (keys.length > 0) this.events.runtime('state-applied', { keys });
+    if (keys.length > 0) this.events.runtime({ type: 'state-applied', keys });
   }
 
   /**
@@ -111,7 +111,7 @@ export class Session {
       .apply(update, (owner) => this.hookContext(owner))
       .then(() => {
         const keys = Object.keys(update);
-        if (keys.length > 0) this.events.runtime('state-applied', { keys });
+        if (keys.length > 0) this.events.runtime({ type: 'state-applied', keys });
         done();
       });
     this.#commits.add(committing);
@@ -136,7 +136,7 @@ export class Session {
     const messages = [...this.messages];
     const failed = await this.state.endTurn(ending, (owner) => this.hookContext(owner, messages, turn));
     for (const { key, error } of failed) {
-      this.events.runtime('end-turn-failed', { key, status: ending.status, reason: errorMessage(error) });
+      this.events.runtime({ type: 'end-turn-failed', key, status: ending.status, reason: errorMessage(error) });
     }
     return this.state.values !== before;
   }

@@ -4,6 +4,7 @@ import { quoteForMessage } from './checks.js';
 export type TextPart = { type: 'text'; text: string };
 /** Non-text content; `data` is base64. The runtime passes it through as it is. */
 export type MediaPart = { type: 'image' | 'audio' | 'file'; mimeType: string; data: string; name?: string };
+/** One part of a message's or a tool result's content: text, or media passed through as it is. */
 export type ContentPart = TextPart | MediaPart;
 
 /**

@@ -1,3 +1,4 @@
+/** Why a file operation was refused (BackendError's `code`). */
 export type BackendErrorCode = 'not-found' | 'evicted' | 'read-only' | 'invalid-path' | 'invalid-argument';
 
 /** A file operation refused; `code` says why, the message says it in words the model can act on. */

@@ -4,22 +4,39 @@ import { checkLogRetention, checkRequestRetention } from './store-records.js';
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
+/** The options of `new IndexedDbOffloadStore(options)`. */
 export interface IndexedDbOffloadStoreOptions {
-  /** The database name; default 'tool-output-offload'. */
+  /**
+   * The database name.
+   * @default 'tool-output-offload'
+   */
   name?: string;
-  /** How long opening may stay blocked by another tab before it fails; default 3000 ms. */
+  /**
+   * How long opening may stay blocked by another tab before it fails, in milliseconds.
+   * @default 3000
+   */
   blockedTimeoutMs?: number;
-  /** Code units in each chunk a text is stored in (a page reads only its chunks); default 262,144. */
+  /**
+   * Code units in each chunk a text is stored in (a page reads only its chunks).
+   * @default 262_144
+   */
   chunkChars?: number;
   /**
    * Ask the browser, once, at the first stored result, to keep this origin's storage under
    * pressure (`navigator.storage.persist()`), so stored results are not cleared behind the agent's
-   * back. Default false: the browser may show the user a prompt.
+   * back. Off unless asked: the browser may show the user a prompt.
+   * @default false
    */
   persist?: boolean;
-  /** Eviction and failure records kept per thread, the newest; default 1,000. */
+  /**
+   * Eviction and failure records kept per thread, the newest.
+   * @default 1000
+   */
   logRetention?: number;
-  /** Context ledger records (`requests`) kept per thread, the newest; default 10,000. */
+  /**
+   * Context ledger records (`requests`) kept per thread, the newest.
+   * @default 10_000
+   */
   requestRetention?: number;
 }
 

@@ -7,12 +7,22 @@ import { checkLogRetention, checkRequestRetention, type StoreTx } from './store-
 import { OffloadStoreShell } from './store-shell.js';
 import { checkChunkChars, defaultChunkChars } from './text-chunks.js';
 
+/** The options of `new MemoryOffloadStore(options)`. */
 export interface MemoryOffloadStoreOptions {
-  /** Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore); default 262,144. */
+  /**
+   * Code units in each chunk a text is kept in (the same rule as IndexedDbOffloadStore).
+   * @default 262_144
+   */
   chunkChars?: number;
-  /** Eviction and failure records kept per thread, the newest; default 1,000. */
+  /**
+   * Eviction and failure records kept per thread, the newest.
+   * @default 1000
+   */
   logRetention?: number;
-  /** Context ledger records (`requests`) kept per thread, the newest; default 10,000. */
+  /**
+   * Context ledger records (`requests`) kept per thread, the newest.
+   * @default 10_000
+   */
   requestRetention?: number;
 }
 

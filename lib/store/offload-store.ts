@@ -276,8 +276,11 @@ export interface SettleOptions {
  * committed (or whose commit failed for a full quota, S3).
  */
 export interface HeldText {
+  /** Bytes of the thread's live entries (its `totalBytes`). */
   live: number;
+  /** Bytes of texts evicted by turns that may still be blocked, kept to put them back (O8). */
   undo: number;
+  /** Bytes of texts staged and not committed (or whose commit failed for a full quota, S3). */
   staged: number;
 }
 
@@ -340,7 +343,7 @@ export interface OffloadStore {
    */
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
   /**
-   * The thread's context ledger (issue 24): one record per model request, oldest first; with
+   * The thread's context ledger: one record per model request, oldest first; with
    * `after`, only the records of later steps. Optional for custom stores.
    */
   requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
@@ -369,6 +372,12 @@ export interface WritableOffloadStore extends OffloadStore {
   readLines(threadId: string, key: string, offset: number, limit?: number): Promise<LinesRead>;
   /** Optional: the stored text as the chunks it is kept in, in order, not joined (grep searches them one by one); throws like `read`. */
   readChunks?(threadId: string, key: string): Promise<string[]>;
+  /**
+   * Optional: the bytes held for the thread, live, kept to undo a turn and staged (HeldText), so a
+   * test or an app can see that undo copies and staged texts go when their turns end. The built-in
+   * stores have it; `storeContract` checks it where a store has it.
+   */
+  heldText?(threadId: string): Promise<HeldText>;
   /**
    * The result `offloadResult` stored under `key` (a commit with `seen`), whether or not it is still
    * live; undefined when there is none (A1, A2). The store keeps these for at least a thread's

@@ -281,7 +281,7 @@ function resultOf({ toolCallId, toolName, path, shownAs, tokens }: RequestResult
   return { toolCallId, toolName, ...(path === undefined ? {} : { path }), shownAs, tokens };
 }
 
-/** Only a ledger record's own fields (checked), copied: never any text (issue 24). */
+/** Only a ledger record's own fields (checked), copied: never any text. */
 export function requestFields(record: RequestRecord): RequestRecord {
   const { threadId, step, at, tokens, tokensWithoutOffload, budget, parts, results } = record;
   const { system, messages, whole, previews, pointers, cut } = parts;

@@ -203,7 +203,7 @@ export function checkLogRetention(store: string, logRetention: unknown): number 
   return checkInteger(`${store}: logRetention`, logRetention ?? defaultLogRetention, 1);
 }
 
-/** Ledger records a store keeps per thread, the newest: its `requestRetention` option's default (issue 24). */
+/** Ledger records a store keeps per thread, the newest: its `requestRetention` option's default. */
 const defaultRequestRetention = 10_000;
 
 /** Checks a store's `requestRetention` option: an integer of at least 1. */

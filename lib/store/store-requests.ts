@@ -5,7 +5,7 @@ import type { Outcome, StoreTx, UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /**
- * The context ledger and the cleared results (C4, C7, issue 24), over `StoreTx` like the rest of
+ * The context ledger and the cleared results (C4, C7), over `StoreTx` like the rest of
  * the store's rules: each function one atomic operation, the same in memory and in IndexedDB.
  */
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../runtime/events.js';
+import type { EventEnvelope } from '../runtime/events.js';
 import type { Message } from '../runtime/messages.js';
 import type { HookContext, Middleware, StateKey } from '../runtime/middleware.js';
 import type { Model, ModelReply, ModelRequest } from '../runtime/model.js';
@@ -37,16 +37,23 @@ type SummarizationEventDetails =
     };
 
 /** A RunEvent of Summarization (`middleware: 'Summarization'`), in RunResult.events and createAgent's onEvent. */
-export type SummarizationEvent = RunEvent & SummarizationEventDetails;
+export type SummarizationEvent = EventEnvelope & SummarizationEventDetails;
 
+/** The options of `new Summarization(options)`. */
 export interface SummarizationOptions {
   /** The model that writes the summaries; it gets no tools. */
   model: Model;
   /** Summarize when the messages a model call would send are over this many estimated tokens; at least 1. */
   triggerTokens: number;
-  /** How many of the latest messages are always sent as they are; default 6, at least 1. */
+  /**
+   * How many of the latest messages are always sent as they are; at least 1.
+   * @default 6
+   */
   keepMessages?: number;
-  /** How tokens are counted for the trigger and each summarized message's cut; default four characters a token. */
+  /**
+   * How tokens are counted for the trigger and each summarized message's cut.
+   * @default estimateTokens (four characters a token)
+   */
   estimateTokens?: EstimateTokens;
 }
 

@@ -16,9 +16,15 @@ import { StoreReadError } from '../store/store-read-error.js';
 
 /** How `storeContract` opens, frees and, where it can, breaks the store under test. */
 export interface StoreContractOptions<Store extends WritableOffloadStore = WritableOffloadStore> {
-  /** The suite's name in the test report; default 'WritableOffloadStore'. */
+  /**
+   * The suite's name in the test report.
+   * @default 'WritableOffloadStore'
+   */
   name?: string;
-  /** Frees what `makeStore` made (e.g. deletes its database); default: `store.close?.()`. */
+  /**
+   * Frees what `makeStore` made (e.g. deletes its database).
+   * @default `store.close?.()`
+   */
   dispose?(store: Store): Promise<void> | void;
   /**
    * Makes the next `times` commits fail with a QuotaExceededError, as a full disk would (only
@@ -32,20 +38,23 @@ export interface StoreContractOptions<Store extends WritableOffloadStore = Writa
    */
   failFailureWrites?(): () => void;
   /**
-   * The eviction and failure records the store keeps per thread (S1); default 1,000, checked with
-   * twice as many evictions (a store in IndexedDB passes a smaller one to run faster).
+   * The eviction and failure records the store keeps per thread (S1), checked with twice as many
+   * evictions (a store in IndexedDB passes a smaller one to run faster).
+   * @default 1000
    */
   logRetention?: number;
   /**
    * The context ledger records the store keeps per thread (`requestRetention` of the built-in
-   * stores); default 10,000, checked with a few more requests than that.
+   * stores), checked with a few more requests than that.
+   * @default 10_000
    */
   requestRetention?: number;
   /**
    * Also require the built-in stores' errors word for word: a failed read is a StoreReadError
    * carrying why as data, bad input is refused in their words. For the package's stores and a
-   * store that hands their errors on; default false (errors need only their type, code and the
-   * name of what was wrong).
+   * store that hands their errors on; without it, errors need only their type, code and the name
+   * of what was wrong.
+   * @default false
    */
   exactMessages?: boolean;
 }
@@ -181,11 +190,10 @@ export function storeContract<Store extends WritableOffloadStore>(
     if (exact && words !== undefined) expect(error.message).toMatch(words);
   }
 
-  /** Checks the bytes the store holds for a thread, where it says (the built-in stores' `heldText`). */
+  /** Checks the bytes the store holds for a thread, where it says (`heldText`, optional). */
   function heldText(store: WritableOffloadStore) {
-    const held = (store as { heldText?: (threadId: string) => Promise<HeldText> }).heldText;
     return async (threadId: string, expected: HeldText) => {
-      if (typeof held === 'function') expect(await held.call(store, threadId)).toEqual(expected);
+      if (store.heldText !== undefined) expect(await store.heldText(threadId)).toEqual(expected);
     };
   }
 

@@ -1,8 +1,8 @@
 // The context budget (C1–C7) through the built-in runtime: OffloadMiddleware.wrapModelCall fits
 // every model request; the scripted model records what it got. On both stores, in every engine.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../lib/agent/create-agent.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { Model, ModelRequest } from '../../lib/runtime/model.js';
@@ -94,7 +94,8 @@ function newlyCleared(shown: Shown): Array<string[]> {
   return shown.pointers.map((now, k) => [...now.keys()].filter((id) => !shown.pointers[k - 1]?.has(id)));
 }
 
-const eventsOf = (events: readonly RunEvent[], type: string) => events.filter((e) => e.type === type);
+const eventsOf = <T extends RunEvent['type']>(events: readonly RunEvent[], type: T) =>
+  events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
 
 describe.each(contextStores)('the context budget in the built-in runtime, on $name', (kind) => {
   it('clears the oldest results from the request, never from the history, and keeps the newest (C1, C2, C3, C5)', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import type { Message, ToolCall } from '../../lib/runtime/messages.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
@@ -54,7 +54,7 @@ describe('the agent runtime in Chromium', () => {
       ask(['lookup', { q: 'a' }], ['lookup', { q: 'b' }], ['lookup', { q: 1 }]),
       { content: 'done' },
     ]);
-    const agent = createAgent({ model, tools: [lookup(async ({ q }) => `found ${q}`)], middleware: [log] });
+    const agent = createAgentLoop({ model, tools: [lookup(async ({ q }) => `found ${q}`)], middleware: [log] });
     const result = await agent.run('go', { threadId: 't' });
     expect(result.status).toBe('completed');
     expect(lines(result.messages).slice(2, 5)).toEqual([
@@ -76,7 +76,7 @@ describe('the agent runtime in Chromium', () => {
       },
     };
     const model = scriptedModel([ask(['lookup', { q: 'x' }]), { content: 'ok' }]);
-    const agent = createAgent({ model, tools: [lookup(({ q }) => `found ${q}`)], middleware: [gate] });
+    const agent = createAgentLoop({ model, tools: [lookup(({ q }) => `found ${q}`)], middleware: [gate] });
     expect(await agent.run('go', { threadId: 't' })).toMatchObject({ status: 'awaiting-approval', reason: 'may I?' });
     const result = await agent.resume('t', { approved: true });
     expect(result.status).toBe('completed');
@@ -93,7 +93,7 @@ describe('the agent runtime in Chromium', () => {
         keys.push(context.idempotencyKey);
         return result();
       });
-    const first = createAgent({
+    const first = createAgentLoop({
       model: scriptedModel([ask(['lookup', { q: 'x' }])]),
       tools: [keyed(() => new Promise<string>(() => {}))],
       checkpointer: saved,
@@ -104,7 +104,7 @@ describe('the agent runtime in Chromium', () => {
     const snapshot = new MemoryCheckpointer();
     await snapshot.save('t', await saved.load('t'));
     const model = scriptedModel([{ content: 'recovered' }]);
-    const second = createAgent({ model, tools: [keyed(() => 'found')], checkpointer: snapshot });
+    const second = createAgentLoop({ model, tools: [keyed(() => 'found')], checkpointer: snapshot });
     const result = await second.recover('t');
     expect(result.status).toBe('completed');
     expect(lines(result.messages)).toEqual(['user: go', 'assistant: ', 'tool: found', 'assistant: recovered']);
@@ -114,14 +114,14 @@ describe('the agent runtime in Chromium', () => {
 
   it('an abort resolves failed/aborted, and a timeout becomes a tool error', async () => {
     const controller = new AbortController();
-    const slow = createAgent({ model: () => new Promise(() => {}) });
+    const slow = createAgentLoop({ model: () => new Promise(() => {}) });
     const run = slow.run('go', { threadId: 't', signal: controller.signal });
     await tick(5);
     controller.abort();
     expect(await run).toMatchObject({ status: 'failed', reason: 'aborted' });
 
     const model = scriptedModel([ask(['lookup', { q: 'x' }]), { content: 'gave up' }]);
-    const timed = createAgent({ model, tools: [lookup(() => new Promise<string>(() => {}))], toolTimeoutMs: 20 });
+    const timed = createAgentLoop({ model, tools: [lookup(() => new Promise<string>(() => {}))], toolTimeoutMs: 20 });
     const result = await timed.run('go', { threadId: 't' });
     expect(lines(result.messages)[2]).toBe('tool!: Tool "lookup" timed out after 20 ms');
   });

@@ -4,8 +4,8 @@
 // and the run goes on either way (S3, S6).
 import { openDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../lib/agent/create-agent.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
 import { OFFLOAD_DB_LAYOUTS, OFFLOAD_DB_VERSION, OFFLOAD_STORES } from '../../lib/store/indexeddb-schema.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';

@@ -3,7 +3,7 @@ import { fileTools } from '../../lib/agent/file-tools.js';
 import type { Backend } from '../../lib/backends/backend.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import type { ToolOutcome, ToolResult } from '../../lib/runtime/outcome.js';
 import type { Tool, ToolContext } from '../../lib/runtime/tool.js';
@@ -317,7 +317,7 @@ describe('tool results in a run (B3, B4)', () => {
       },
       { content: 'done' },
     ]);
-    const agent = createAgent({ model, tools: fileTools(files), middleware: [rewrite] });
+    const agent = createAgentLoop({ model, tools: fileTools(files), middleware: [rewrite] });
     const result = await agent.run('go', { threadId: 't' });
     expect(result.status).toBe('completed');
     const toolMessages = result.messages.filter((m) => m.role === 'tool');

@@ -1,6 +1,7 @@
 // What ToolOutputOffload reports in the run's events: stored results, storage failures, summary drops.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RunEvent } from '../../lib/runtime/events.js';
+import type { RunEvent } from '../../lib/agent/create-agent.js';
+import type { OffloadEvent } from '../../lib/offload/events.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -9,22 +10,28 @@ import { calls, fakeSummarization, linesOf, offloadAgent, pathIn, reply, toolMes
 afterEach(() => vi.restoreAllMocks());
 
 const offloadEvents = (events: readonly RunEvent[]) =>
-  events.filter((e) => e.middleware === 'ToolOutputOffload').map(({ at: _at, turnId: _turn, ...rest }) => rest);
+  events
+    .filter((e): e is Extract<RunEvent, OffloadEvent> => e.middleware === 'ToolOutputOffload')
+    .map(({ at: _at, turnId: _turn, ...rest }) => rest);
+const toolCallOf = (events: readonly RunEvent[]) =>
+  events.find((e): e is Extract<RunEvent, { type: 'tool-call' }> => e.type === 'tool-call')!;
 const quota = () => new DOMException('The quota has been exceeded.', 'QuotaExceededError');
 
 describe('ToolOutputOffload events', () => {
-  it('reports a stored result with its path, bytes and whether it was cut, and no text', async () => {
-    const model = scriptedModel([calls(['emit', { lines: 100, tag: 'big' }]), reply()]);
+  it('reports a stored result with its tool call, path, bytes and whether it was cut, and no text', async () => {
+    const model = scriptedModel([calls(['emit', { lines: 100, tag: 'big' }, 'call-big']), reply()]);
     const { agent } = offloadAgent(model);
     const result = await agent.run('go', { threadId: 'a' });
     const path = pathIn(shown(result.messages));
-    const toolCall = result.events.find((e) => e.type === 'tool-call')!;
+    const toolCall = toolCallOf(result.events);
 
     expect(offloadEvents(result.events)).toEqual([
       {
         type: 'offloaded',
         middleware: 'ToolOutputOffload',
         threadId: 'a',
+        toolName: 'emit',
+        toolCallId: 'call-big',
         path,
         bytes: utf8Bytes(linesOf(100, 80, 'big')),
         truncated: false,
@@ -53,17 +60,19 @@ describe('ToolOutputOffload events', () => {
   });
 
   it('reports a result that could not be stored (quota full while staging); the run goes on', async () => {
-    const model = scriptedModel([calls(['emit', { lines: 100 }]), reply()]);
+    const model = scriptedModel([calls(['emit', { lines: 100 }, 'call-big']), reply()]);
     const { agent, store } = offloadAgent(model);
     vi.spyOn(store, 'stage').mockRejectedValue(quota());
     const result = await agent.run('go', { threadId: 'a' });
     expect(result.status).toBe('completed');
-    const key = result.events.find((e) => e.type === 'tool-call')!.idempotencyKey;
+    const key = toolCallOf(result.events).idempotencyKey;
     expect(offloadEvents(result.events)).toEqual([
       {
         type: 'offload-failed',
         middleware: 'ToolOutputOffload',
         threadId: 'a',
+        toolName: 'emit',
+        toolCallId: 'call-big',
         path: `/large_tool_results/${key}`,
         bytes: utf8Bytes(linesOf(100)),
         why: 'QuotaExceededError: The quota has been exceeded.',
@@ -77,16 +86,18 @@ describe('ToolOutputOffload events', () => {
     vi.spyOn(store, 'apply').mockRejectedValueOnce(quota());
     const result = await agent.run('go', { threadId: 'a' });
     expect(result.status).toBe('completed');
-    const key = result.events.find((e) => e.type === 'tool-call')!.idempotencyKey;
+    const key = toolCallOf(result.events).idempotencyKey;
     const path = `/large_tool_results/${key}`;
     expect(offloadEvents(result.events).map((e) => e.type)).toEqual(['offloaded', 'offload-failed']);
-    const stagedBytes = offloadEvents(result.events)[0]!.bytes;
+    const stagedBytes = (offloadEvents(result.events)[0] as { bytes?: number }).bytes;
     expect(stagedBytes).toBe(utf8Bytes(linesOf(100)));
     const why = `QuotaExceededError: The quota has been exceeded. (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
+    // The commit knows the tool but not its call: the staging reported that (the 'offloaded' before it).
     expect(offloadEvents(result.events)[1]).toEqual({
       type: 'offload-failed',
       middleware: 'ToolOutputOffload',
       threadId: 'a',
+      toolName: 'emit',
       path,
       bytes: stagedBytes,
       why,

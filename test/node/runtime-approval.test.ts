@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
@@ -34,7 +34,7 @@ function setup() {
     say('all done'),
   ]);
   const checkpointer = new RecordingCheckpointer();
-  const agent = createAgent({ model, tools: [del, echo], middleware: [gate], checkpointer });
+  const agent = createAgentLoop({ model, tools: [del, echo], middleware: [gate], checkpointer });
   return { agent, deleted, gate, model, checkpointer };
 }
 
@@ -103,7 +103,7 @@ describe('R6 approval', () => {
       return 'deleted';
     });
     const model = scriptedModel([calls(call('delete', { file: 'b' })), say('ok, not deleting')]);
-    const agent = createAgent({ model, tools: [del], middleware: [approvals()] });
+    const agent = createAgentLoop({ model, tools: [del], middleware: [approvals()] });
     await agent.run('delete b', { threadId: 't' });
     const result = await agent.run('never mind', { threadId: 't' });
     expect(result.status).toBe('completed');

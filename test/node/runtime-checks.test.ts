@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import { checkInteger, checkThreadId, quoteForMessage } from '../../lib/shared/checks.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -48,7 +48,7 @@ describe('error wording shared by every layer', () => {
 
 describe('createAgent options and thread ids', () => {
   it('a threadId that JSON cannot write still gets the clear error', async () => {
-    const agent = createAgent({ model: scriptedModel([]) });
+    const agent = createAgentLoop({ model: scriptedModel([]) });
     await expect(agent.run('x', { threadId: 5n as never })).rejects.toThrow(
       new TypeError('threadId must be a non-empty string, got 5n'),
     );
@@ -58,18 +58,18 @@ describe('createAgent options and thread ids', () => {
   it('a checkpoint of a version JSON cannot write is still refused with the clear error', async () => {
     const checkpointer = new MemoryCheckpointer();
     await checkpointer.save('t', { version: 2n, messages: [], state: {}, turn: null });
-    const agent = createAgent({ model: scriptedModel([]), checkpointer });
+    const agent = createAgentLoop({ model: scriptedModel([]), checkpointer });
     await expect(agent.messages('t')).rejects.toThrow(
       'checkpoint of thread "t" has version 2n; this runtime reads version 1',
     );
   });
 
   it('toolTimeoutMs stays within what setTimeout can wait, instead of timing out at once', () => {
-    expect(() => createAgent({ model: scriptedModel([]), toolTimeoutMs: 2 ** 31 })).toThrow(
+    expect(() => createAgentLoop({ model: scriptedModel([]), toolTimeoutMs: 2 ** 31 })).toThrow(
       new RangeError('createAgent: options.toolTimeoutMs must be an integer from 1 to 2147483647, got 2147483648'),
     );
-    expect(() => createAgent({ model: scriptedModel([]), toolTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
-    expect(() => createAgent({ model: scriptedModel([]), maxSteps: Number.NaN })).toThrow(
+    expect(() => createAgentLoop({ model: scriptedModel([]), toolTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
+    expect(() => createAgentLoop({ model: scriptedModel([]), maxSteps: Number.NaN })).toThrow(
       'createAgent: options.maxSteps must be an integer of at least 1, got NaN',
     );
   });

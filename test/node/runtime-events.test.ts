@@ -1,7 +1,7 @@
 // The run's events: what the runtime reports, what middleware and tools emit, and where it goes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
+import type { LoopEvent as RunEvent } from '../../lib/runtime/events.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -30,12 +30,14 @@ const counter: Middleware = {
 };
 
 const types = (events: readonly RunEvent[]) => events.map((e) => e.type);
+type ToolCallEvent = Extract<RunEvent, { type: 'tool-call' }>;
+const isToolCall = (e: RunEvent): e is ToolCallEvent => e.type === 'tool-call';
 
 describe('run events', () => {
   it("reports a run's lifecycle in order, each event with the thread, the turn and a time", async () => {
     const heard: RunEvent[] = [];
     const model = scriptedModel([calls(call('echo', { text: 'hi' }, 'c1')), say('done')]);
-    const agent = createAgent({ model, tools: [echo], middleware: [counter], onEvent: (e) => heard.push(e) });
+    const agent = createAgentLoop({ model, tools: [echo], middleware: [counter], onEvent: (e) => heard.push(e) });
     const before = Date.now();
     const result = await agent.run('hello', { threadId: 't' });
 
@@ -114,7 +116,7 @@ describe('run events', () => {
       return 'ok';
     });
     const model = scriptedModel([calls(call('probe')), say('done')]);
-    const agent = createAgent({ model, tools: [probe], middleware: [reporter] });
+    const agent = createAgentLoop({ model, tools: [probe], middleware: [reporter] });
     const result = await agent.run('go', { threadId: 't' });
 
     expect(result.status).toBe('completed');
@@ -132,7 +134,7 @@ describe('run events', () => {
       ['after', 'reporter'],
     ]);
     expect(own[0]).toMatchObject({ detail: { n: 1 } });
-    const toolCall = result.events.find((e) => e.type === 'tool-call')!;
+    const toolCall = result.events.find(isToolCall)!;
     expect(own[4]).toMatchObject({ idempotencyKey: toolCall.idempotencyKey, turnId: toolCall.turnId });
     expect(own[5]).toMatchObject({ percent: 50, threadId: 't' });
   });
@@ -146,7 +148,7 @@ describe('run events', () => {
     [12n, /middleware "bad": expected an event object, got 12n$/],
   ])('fails the run naming the emitter when it emits %o', async (event, reason) => {
     const bad: Middleware = { name: 'bad', beforeAgent: (_input, context) => context.emit(event as never) };
-    const agent = createAgent({ model: scriptedModel([say('never')]), middleware: [bad] });
+    const agent = createAgentLoop({ model: scriptedModel([say('never')]), middleware: [bad] });
     const result = await agent.run('go', { threadId: 't' });
     expect(result.status).toBe('failed');
     expect(result.reason).toMatch(reason);
@@ -155,7 +157,7 @@ describe('run events', () => {
 
   it('ignores a listener that throws, with a warning, and still records every event', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([say('done')]),
       onEvent: () => {
         throw new Error('listener bug');
@@ -169,7 +171,7 @@ describe('run events', () => {
   });
 
   it('rejects an onEvent that is not a function', () => {
-    expect(() => createAgent({ model: scriptedModel([]), onEvent: 'log' as never })).toThrow(
+    expect(() => createAgentLoop({ model: scriptedModel([]), onEvent: 'log' as never })).toThrow(
       new TypeError('createAgent: options.onEvent must be a function'),
     );
   });
@@ -177,7 +179,7 @@ describe('run events', () => {
   it('gives each run, resume and recover call its own events, and checkpoints none of them', async () => {
     const checkpointer = new RecordingCheckpointer();
     const model = scriptedModel([calls(call('delete')), say('done'), say('again')]);
-    const agent = createAgent({ model, tools: [remove], middleware: [approvals], checkpointer });
+    const agent = createAgentLoop({ model, tools: [remove], middleware: [approvals], checkpointer });
 
     const paused = await agent.run('delete it', { threadId: 't' });
     expect(types(paused.events)).toEqual(['run-started', 'model-call', 'tool-call', 'run-ended']);
@@ -190,7 +192,7 @@ describe('run events', () => {
     expect(resumed.events[1]).toMatchObject({
       outcome: 'success',
       approved: true,
-      idempotencyKey: paused.events[2]!.idempotencyKey,
+      idempotencyKey: (paused.events[2] as ToolCallEvent).idempotencyKey,
     });
 
     const recovered = await agent.recover('t');
@@ -204,7 +206,7 @@ describe('run events', () => {
 
     // A resume with nothing to resume rejects: no run, no events.
     const heard: RunEvent[] = [];
-    const listening = createAgent({ model, checkpointer, onEvent: (e) => heard.push(e) });
+    const listening = createAgentLoop({ model, checkpointer, onEvent: (e) => heard.push(e) });
     await expect(listening.resume('t', { approved: true })).rejects.toThrow(/no tool call awaiting approval/);
     expect(heard).toEqual([]);
 
@@ -222,10 +224,10 @@ describe('run events', () => {
       calls(call('leaky', { q: 'ARGS-SECRET' }), call('failing'), call('echo', { text: 'ECHO-SECRET' })),
       say('ANSWER-SECRET'),
     ]);
-    const agent = createAgent({ model, tools: [leaky, failing, echo] });
+    const agent = createAgentLoop({ model, tools: [leaky, failing, echo] });
     const result = await agent.run('INPUT-SECRET', { threadId: 't' });
     expect(result.status).toBe('completed');
-    expect(result.events.filter((e) => e.type === 'tool-call').map((e) => [e.toolName, e.outcome])).toEqual([
+    expect(result.events.filter(isToolCall).map((e) => [e.toolName, e.outcome])).toEqual([
       ['leaky', 'success'],
       ['failing', 'error'],
       ['echo', 'success'],
@@ -237,12 +239,12 @@ describe('run events', () => {
 
   it('ends with run-ended for a blocked, a failed and an aborted run', async () => {
     const guard: Middleware = { name: 'guard', afterAgent: () => block('no') };
-    const blocked = await createAgent({ model: scriptedModel([say('x')]), middleware: [guard] }).run('a', {
+    const blocked = await createAgentLoop({ model: scriptedModel([say('x')]), middleware: [guard] }).run('a', {
       threadId: 't',
     });
     expect(blocked.events.at(-1)).toMatchObject({ type: 'run-ended', status: 'blocked', reason: 'no' });
 
-    const broken = createAgent({
+    const broken = createAgentLoop({
       model: async () => {
         throw new Error('rate limited');
       },
@@ -261,7 +263,7 @@ describe('run events', () => {
       context.emit({ type: 'late' });
       return 'finally';
     });
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([calls(call('slow')), say('done')]),
       tools: [slow],
       onEvent: (e) => heard.push(e),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -22,7 +22,7 @@ function outputCheck(hang: boolean): Middleware {
 
 async function crashDuringAfterAgent(): Promise<RecordingCheckpointer> {
   const checkpointer = new RecordingCheckpointer();
-  const first = createAgent({
+  const first = createAgentLoop({
     model: scriptedModel([say('the secret is 42')]),
     middleware: [outputCheck(true)],
     checkpointer,
@@ -36,7 +36,7 @@ describe('a turn interrupted during afterAgent', () => {
   it('recover runs afterAgent on the saved reply, so an output Block still applies', async () => {
     const checkpointer = await crashDuringAfterAgent();
     const model = scriptedModel([]);
-    const agent = createAgent({ model, middleware: [outputCheck(false)], checkpointer });
+    const agent = createAgentLoop({ model, middleware: [outputCheck(false)], checkpointer });
     const result = await agent.recover('t');
     expect(result).toMatchObject({ status: 'blocked', reason: 'leaks a secret', messages: [] });
     expect(model.requests).toHaveLength(0);
@@ -45,7 +45,11 @@ describe('a turn interrupted during afterAgent', () => {
 
   it('a new run does not keep the reply that was never checked', async () => {
     const checkpointer = await crashDuringAfterAgent();
-    const agent = createAgent({ model: scriptedModel([say('hello')]), middleware: [outputCheck(false)], checkpointer });
+    const agent = createAgentLoop({
+      model: scriptedModel([say('hello')]),
+      middleware: [outputCheck(false)],
+      checkpointer,
+    });
     const result = await agent.run('hi again', { threadId: 't' });
     expect(result.status).toBe('completed');
     expect(transcript(result.messages)).toEqual(['user: tell me', 'user: hi again', 'assistant: hello']);
@@ -60,7 +64,7 @@ describe('a checkpointer that fails', () => {
         throw new Error('disk full');
       },
     };
-    const result = await createAgent({ model: scriptedModel([say('x')]), checkpointer: broken }).run('go', {
+    const result = await createAgentLoop({ model: scriptedModel([say('x')]), checkpointer: broken }).run('go', {
       threadId: 't',
     });
     expect(result).toMatchObject({ status: 'failed', reason: 'saving the checkpoint of thread "t" failed: disk full' });
@@ -72,7 +76,7 @@ describe('a checkpointer that fails', () => {
       writes: { fn: { initial: null } },
       beforeAgent: () => ({ update: { fn: () => 1 } }),
     };
-    const result = await createAgent({ model: scriptedModel([say('x')]), middleware: [holder] }).run('go', {
+    const result = await createAgentLoop({ model: scriptedModel([say('x')]), middleware: [holder] }).run('go', {
       threadId: 't',
     });
     expect(result.status).toBe('failed');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import { block } from '../../lib/runtime/middleware.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -8,7 +8,7 @@ import { call, calls, deferred, echo, say, text, transcript } from './runtime-fi
 describe('the agent loop', () => {
   it('runs model steps and tool calls until the model answers without calls', async () => {
     const model = scriptedModel([calls(call('echo', { text: 'hi' })), say('done')]);
-    const agent = createAgent({ model, tools: [echo], systemPrompt: 'Be brief.' });
+    const agent = createAgentLoop({ model, tools: [echo], systemPrompt: 'Be brief.' });
     const result = await agent.run('hello', { threadId: 't' });
 
     expect(result.status).toBe('completed');
@@ -33,7 +33,7 @@ describe('the agent loop', () => {
 
   it('keeps the whole thread across runs and sends it to the model', async () => {
     const model = scriptedModel([say('one'), say('two')]);
-    const agent = createAgent({ model });
+    const agent = createAgentLoop({ model });
     await agent.run('first', { threadId: 't' });
     const second = await agent.run([{ type: 'text', text: 'second' }], { threadId: 't' });
     expect(transcript(second.messages)).toEqual(['user: first', 'assistant: one', 'user: second', 'assistant: two']);
@@ -43,7 +43,7 @@ describe('the agent loop', () => {
 
   it('stops after maxSteps model calls with status max-steps and a valid history', async () => {
     const model = scriptedModel([calls(call('echo', { text: 'a' })), calls(call('echo', { text: 'b' })), say('ok')]);
-    const agent = createAgent({ model, tools: [echo], maxSteps: 2 });
+    const agent = createAgentLoop({ model, tools: [echo], maxSteps: 2 });
     const result = await agent.run('loop', { threadId: 't' });
     expect(result.status).toBe('max-steps');
     expect(result.reason).toContain('2 model steps');
@@ -56,16 +56,18 @@ describe('the agent loop', () => {
   });
 
   it('rejects bad input naming the part, and bad options with RangeError', async () => {
-    const agent = createAgent({ model: scriptedModel([]) });
+    const agent = createAgentLoop({ model: scriptedModel([]) });
     await expect(agent.run([{ type: 'text', text: 5 } as never], { threadId: 't' })).rejects.toThrow(
       /run input\[0\]\.text must be a string/,
     );
     await expect(agent.run([{ type: 'video' } as never], { threadId: 't' })).rejects.toThrow(TypeError);
     await expect(agent.run('x', { threadId: '' })).rejects.toThrow(/threadId/);
-    expect(() => createAgent({ model: scriptedModel([]), maxSteps: 0 })).toThrow(RangeError);
-    expect(() => createAgent({ model: scriptedModel([]), toolTimeoutMs: 1.5 })).toThrow(/toolTimeoutMs/);
-    expect(() => createAgent({ model: 'gpt' as never })).toThrow(/model/);
-    expect(() => createAgent({ model: scriptedModel([]), tools: [echo, echo] })).toThrow(/two tools are named "echo"/);
+    expect(() => createAgentLoop({ model: scriptedModel([]), maxSteps: 0 })).toThrow(RangeError);
+    expect(() => createAgentLoop({ model: scriptedModel([]), toolTimeoutMs: 1.5 })).toThrow(/toolTimeoutMs/);
+    expect(() => createAgentLoop({ model: 'gpt' as never })).toThrow(/model/);
+    expect(() => createAgentLoop({ model: scriptedModel([]), tools: [echo, echo] })).toThrow(
+      /two tools are named "echo"/,
+    );
   });
 
   it('rejects a second run on a thread that is still running, and allows other threads', async () => {
@@ -78,7 +80,7 @@ describe('the agent loop', () => {
       say('other thread'),
       say('later'),
     ]);
-    const agent = createAgent({ model });
+    const agent = createAgentLoop({ model });
     const first = agent.run('one', { threadId: 't' });
     await expect(agent.run('two', { threadId: 't' })).rejects.toThrow(/thread "t" already has a run in progress/);
     const other = await agent.run('x', { threadId: 'u' });
@@ -89,7 +91,7 @@ describe('the agent loop', () => {
   });
 
   it('fails the run with a clear reason when the model throws or replies malformed', async () => {
-    const broken = createAgent({
+    const broken = createAgentLoop({
       model: async () => {
         throw new Error('rate limited');
       },
@@ -97,7 +99,7 @@ describe('the agent loop', () => {
     const failed = await broken.run('x', { threadId: 't' });
     expect(failed).toMatchObject({ status: 'failed', reason: 'the model call failed: rate limited' });
 
-    const malformed = createAgent({ model: scriptedModel([{ content: 7 } as never]) });
+    const malformed = createAgentLoop({ model: scriptedModel([{ content: 7 } as never]) });
     expect((await malformed.run('x', { threadId: 't' })).reason).toMatch(/invalid model reply: model reply content/);
   });
 });
@@ -138,7 +140,7 @@ describe('R1 stack order and R2 beforeAgent', () => {
       afterAgent: () => void log.push(`${name}.afterAgent`),
     });
     const model = scriptedModel([calls(call('echo', { text: 'x' })), say('done')]);
-    const agent = createAgent({ model, tools: [echo], middleware: [traced('outer'), traced('inner')] });
+    const agent = createAgentLoop({ model, tools: [echo], middleware: [traced('outer'), traced('inner')] });
     expect((await agent.run('go', { threadId: 't' })).status).toBe('completed');
     expect(log.slice(0, 12)).toEqual([
       'outer.beforeAgent',
@@ -169,7 +171,7 @@ describe('R1 stack order and R2 beforeAgent', () => {
       },
     };
     const model = scriptedModel([say('ok')]);
-    const agent = createAgent({ model, middleware: [tagger] });
+    const agent = createAgentLoop({ model, middleware: [tagger] });
     const result = await agent.run('hi', { threadId: 't' });
     expect(seen).toBe('set');
     expect(transcript(result.messages)[0]).toBe('user: hi\n(tagged)');
@@ -187,7 +189,7 @@ describe('R1 stack order and R2 beforeAgent', () => {
         return allow ? { update } : block('no secrets');
       },
     };
-    const agent = createAgent({ model, middleware: [guard] });
+    const agent = createAgentLoop({ model, middleware: [guard] });
     await agent.run('fine', { threadId: 't' });
     allow = false;
     const before = await agent.messages('t');
@@ -200,7 +202,7 @@ describe('R1 stack order and R2 beforeAgent', () => {
   });
 
   it('an exception in beforeAgent fails the run and starts no turn', async () => {
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([say('after')]),
       middleware: [
         {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import { composeSystemPrompt, minPromptSectionTokens } from '../../lib/runtime/prompt.js';
 import { estimateTokens } from '../../lib/shared/text.js';
@@ -25,7 +25,7 @@ describe('R3 system prompt sections', () => {
     };
     const model = scriptedModel([calls(call('echo', { text: 'x' })), say('done')]);
     const checkpointer = new RecordingCheckpointer();
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       tools: [echo],
       systemPrompt: 'You are helpful.',
@@ -43,7 +43,7 @@ describe('R3 system prompt sections', () => {
   it('cuts the sections over maxPromptSectionTokens with a marker naming them, the marker within the bound', async () => {
     const model = scriptedModel([say('ok')]);
     const base = 'Base prompt stays whole.';
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       systemPrompt: base,
       maxPromptSectionTokens: 100,
@@ -87,7 +87,9 @@ describe('R3 system prompt sections', () => {
     expect(composeSystemPrompt('B', [long], 40)).toMatch(
       /^B\n\ny+\n\n\[System prompt sections cut: about \d+ of 125 estimated tokens removed to stay within maxPromptSectionTokens \(40\)\. Sections cut: 1\.\]$/,
     );
-    expect(() => createAgent({ model: scriptedModel([]), maxPromptSectionTokens: minPromptSectionTokens - 1 })).toThrow(
+    expect(() =>
+      createAgentLoop({ model: scriptedModel([]), maxPromptSectionTokens: minPromptSectionTokens - 1 }),
+    ).toThrow(
       `createAgent: options.maxPromptSectionTokens must be an integer of at least ${minPromptSectionTokens}, got 7`,
     );
   });
@@ -140,7 +142,7 @@ describe('R3 system prompt sections', () => {
   });
 
   it('a Block from systemPrompt fails the run', async () => {
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([say('never')]),
       middleware: [{ name: 'gate', systemPrompt: () => block('prompt unavailable') }],
     });
@@ -153,7 +155,7 @@ describe('R3 system prompt sections', () => {
 
   it('an exception in systemPrompt fails the run naming the middleware', async () => {
     const model = scriptedModel([say('never')]);
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       middleware: [
         {
@@ -175,7 +177,7 @@ describe('R3 system prompt sections', () => {
   it('a failed model step is redone by recover, with the prompt collected again', async () => {
     let broken = true;
     const model = scriptedModel([say('answer')]);
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       middleware: [
         section('maybe', () => {

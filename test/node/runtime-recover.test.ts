@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import { type Checkpointer, MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -32,7 +32,7 @@ describe('R9 idempotency keys', () => {
       return 'ok';
     });
     const model = scriptedModel([calls(call('probe', {}, 'same-id'), call('probe', {}, 'same-id')), say('done')]);
-    await createAgent({ model, tools: [probe], checkpointer }).run('go', { threadId: 't' });
+    await createAgentLoop({ model, tools: [probe], checkpointer }).run('go', { threadId: 't' });
 
     expect(keysAtRun).toHaveLength(2);
     for (const { key, saved } of keysAtRun) {
@@ -56,7 +56,7 @@ describe('R9 idempotency keys', () => {
         return hang ? new Promise<string>(() => {}) : 'page text';
       }),
     ];
-    const first = createAgent({
+    const first = createAgentLoop({
       model: scriptedModel([calls(call('quick'), call('fetch'))]),
       tools: tools(true),
       checkpointer,
@@ -66,7 +66,7 @@ describe('R9 idempotency keys', () => {
     const crashed = checkpointer.snapshot(); // the tab closes here: only what was saved survives
 
     const model = scriptedModel([say('summarised')]);
-    const second = createAgent({ model, tools: tools(false), checkpointer: crashed });
+    const second = createAgentLoop({ model, tools: tools(false), checkpointer: crashed });
     const result = await second.recover('t');
 
     expect(result.status).toBe('completed');
@@ -85,18 +85,18 @@ describe('R9 idempotency keys', () => {
 
   it('redoes the model step when the turn stopped before the model replied', async () => {
     const checkpointer = new RecordingCheckpointer();
-    const first = createAgent({ model: () => new Promise(() => {}), checkpointer });
+    const first = createAgentLoop({ model: () => new Promise(() => {}), checkpointer });
     void first.run('question', { threadId: 't' });
     await tick(5);
     const model = scriptedModel([say('answer')]);
-    const result = await createAgent({ model, checkpointer: checkpointer.snapshot() }).recover('t');
+    const result = await createAgentLoop({ model, checkpointer: checkpointer.snapshot() }).recover('t');
     expect(result.status).toBe('completed');
     expect(transcript(model.requests[0]!.messages)).toEqual(['user: question']);
     expect(transcript(result.messages)).toEqual(['user: question', 'assistant: answer']);
   });
 
   it('recover with nothing to continue resolves completed with the last answer', async () => {
-    const agent = createAgent({ model: scriptedModel([say('hello')]) });
+    const agent = createAgentLoop({ model: scriptedModel([say('hello')]) });
     expect(await agent.recover('empty')).toMatchObject({ status: 'completed', output: undefined, messages: [] });
     await agent.run('hi', { threadId: 't' });
     const result = await agent.recover('t');
@@ -116,7 +116,7 @@ describe('abort', () => {
       return keys.length === 1 ? new Promise<string>(() => {}) : 'finished';
     });
     const model = scriptedModel([calls(call('slow')), say('done')]);
-    const agent = createAgent({ model, tools: [slow], checkpointer });
+    const agent = createAgentLoop({ model, tools: [slow], checkpointer });
     const controller = new AbortController();
     const run = agent.run('go', { threadId: 't', signal: controller.signal });
     await tick(5);
@@ -133,7 +133,7 @@ describe('abort', () => {
   });
 
   it('an abort during the model call resolves (never throws), whatever the model rejects with', async () => {
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: (_request, { signal }) =>
         new Promise((_resolve, reject) =>
           signal.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))),
@@ -150,7 +150,7 @@ describe('abort', () => {
     const hang = deferred<string>();
     const slow = makeTool('slow', () => hang.promise);
     const model = scriptedModel([calls(call('slow'), call('echo', { text: 'e' })), say('fresh start')]);
-    const agent = createAgent({ model, tools: [slow, echo] });
+    const agent = createAgentLoop({ model, tools: [slow, echo] });
     const controller = new AbortController();
     const run = agent.run('first', { threadId: 't', signal: controller.signal });
     await tick(5);
@@ -171,7 +171,7 @@ describe('abort', () => {
 describe('checkpoints', () => {
   it('a corrupt or foreign checkpoint is a clear Error, and nothing overwrites it', async () => {
     const checkpointer = new MemoryCheckpointer();
-    const agent = createAgent({ model: scriptedModel([say('x')]), checkpointer });
+    const agent = createAgentLoop({ model: scriptedModel([say('x')]), checkpointer });
     await checkpointer.save('bad', { version: 1, messages: 'nope', state: {}, turn: null });
     await expect(agent.run('x', { threadId: 'bad' })).rejects.toThrow(
       'checkpoint of thread "bad" is corrupt: messages is not an array',
@@ -184,7 +184,7 @@ describe('checkpoints', () => {
   it('saves after the turn starts, after each model reply and each tool call, and at the end', async () => {
     const checkpointer = new RecordingCheckpointer();
     const model = scriptedModel([calls(call('echo', { text: 'a' }), call('echo', { text: 'b' })), say('done')]);
-    await createAgent({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
+    await createAgentLoop({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
     const phases = checkpointer.saves.map(({ checkpoint }) => {
       const c = checkpoint as { turn: { phase: string; calls: SavedCall[] } | null };
       return c.turn ? `${c.turn.phase}:${c.turn.calls.map((x) => x.status).join(',')}` : 'idle';
@@ -212,7 +212,7 @@ describe('checkpoints', () => {
   it('hands each save a snapshot that the run never changes afterwards, however late the checkpointer stores it', async () => {
     const checkpointer = new SlowReferenceCheckpointer();
     const model = scriptedModel([calls(call('echo', { text: 'a' }), call('echo', { text: 'b' })), say('done')]);
-    await createAgent({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
+    await createAgentLoop({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
     const seen = checkpointer.saves.map((checkpoint) => {
       const c = checkpoint as { messages: unknown[]; turn: { phase: string; calls: SavedCall[] } | null };
       const turn = c.turn ? `${c.turn.phase}:${c.turn.calls.map((x) => x.status).join(',')}` : 'idle';
@@ -227,7 +227,7 @@ describe('checkpoints', () => {
   it('does not copy the thread to save it: the checkpointer gets the thread’s own messages to copy once', async () => {
     const checkpointer = new SlowReferenceCheckpointer();
     const model = scriptedModel([calls(call('echo', { text: 'a' })), say('done')]);
-    const result = await createAgent({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
+    const result = await createAgentLoop({ model, tools: [echo], checkpointer }).run('go', { threadId: 't' });
     const last = checkpointer.saves.at(-1) as { messages: unknown[] };
     expect(last.messages).toHaveLength(result.messages.length);
     for (const [i, message] of last.messages.entries()) expect(message).toBe(result.messages[i]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { ModelStreamPart } from '../../lib/runtime/model.js';
 import type { StreamEvent } from '../../lib/runtime/model-stream.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -13,7 +13,7 @@ describe('a streaming model', () => {
     );
     const seen: StreamEvent[] = [];
     const events: string[] = [];
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       tools: [echo],
       onStream: (event) => seen.push(event),
@@ -53,7 +53,7 @@ describe('a streaming model', () => {
       yield { type: 'text-delta', text: 'lo' };
     }
     const shown: string[] = [];
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([stream()]),
       onStream: ({ part }) => {
         if (part.type === 'text-delta') shown.push(part.text);
@@ -68,7 +68,7 @@ describe('a streaming model', () => {
 
   it('a model that answers whole keeps working, and streams nothing', async () => {
     const seen: StreamEvent[] = [];
-    const agent = createAgent({ model: scriptedModel([say('whole')]), onStream: (e) => seen.push(e) });
+    const agent = createAgentLoop({ model: scriptedModel([say('whole')]), onStream: (e) => seen.push(e) });
     const result = await agent.run('x', { threadId: 't' });
     expect(text(result.output!.content)).toBe('whole');
     expect(seen).toEqual([]);
@@ -88,7 +88,7 @@ describe('a streaming model', () => {
       }
     }
     let parts = 0;
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([calls(call('echo', { text: 'a' })), () => endless(), say('after recover')]),
       tools: [echo],
       onStream: () => {
@@ -111,7 +111,7 @@ describe('a streaming model', () => {
       yield { type: 'text-delta', text: 'partial' };
       throw new Error('connection reset');
     }
-    const failed = await createAgent({ model: scriptedModel([broken()]) }).run('x', { threadId: 't' });
+    const failed = await createAgentLoop({ model: scriptedModel([broken()]) }).run('x', { threadId: 't' });
     expect(failed).toMatchObject({ status: 'failed', reason: 'the model call failed: connection reset' });
     expect(transcript(failed.messages)).toEqual(['user: x']);
 
@@ -119,14 +119,14 @@ describe('a streaming model', () => {
       yield { type: 'text-delta', text: 'ok' };
       yield { type: 'text', text: 'wrong' } as never;
     }
-    const bad = await createAgent({ model: scriptedModel([odd()]) }).run('x', { threadId: 't' });
+    const bad = await createAgentLoop({ model: scriptedModel([odd()]) }).run('x', { threadId: 't' });
     expect(bad.reason).toBe(
       `the model call failed: stream part 1: expected { type: 'text-delta', text: string } or { type: 'tool-call', id: string, name: string, args }, got {"type":"text","text":"wrong"}`,
     );
   });
 
   it('an async model function may resolve to a stream', async () => {
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: async () =>
         (async function* () {
           yield { type: 'text-delta' as const, text: 'from ' };
@@ -144,7 +144,7 @@ describe('a reply of the wrong shape', () => {
     ['an object without content', { text: 'hi' }, 'an object without content: {"text":"hi"}'],
     ['an array', [{ type: 'text', text: 'hi' }], 'an array [{"type":"text","text":"hi"}]'],
   ])('%s names the expected shape and what arrived', async (_, reply, arrived) => {
-    const agent = createAgent({ model: async () => reply as never });
+    const agent = createAgentLoop({ model: async () => reply as never });
     const result = await agent.run('x', { threadId: 't' });
     expect(result.reason).toBe(
       `invalid model reply: expected { content: string | ContentPart[], toolCalls?: ToolCall[] }, got ${arrived}`,
@@ -162,7 +162,7 @@ describe('scriptedModel({ stream })', () => {
 
   it('never splits a character made of two UTF-16 units', async () => {
     const seen: string[] = [];
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([say('😀😀😀')], { stream: { chunkChars: 1 } }),
       onStream: ({ part }) => part.type === 'text-delta' && seen.push(part.text),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { Middleware } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { ToolContext } from '../../lib/runtime/tool.js';
@@ -19,8 +19,8 @@ function counter(): Middleware & { seen: string[] } {
   };
 }
 
-async function runOneCall(options: Parameters<typeof createAgent>[0], toolCall = call('echo', { text: 'x' })) {
-  const agent = createAgent({ ...options, model: scriptedModel([calls(toolCall), say('done')]) });
+async function runOneCall(options: Parameters<typeof createAgentLoop>[0], toolCall = call('echo', { text: 'x' })) {
+  const agent = createAgentLoop({ ...options, model: scriptedModel([calls(toolCall), say('done')]) });
   return agent.run('go', { threadId: 't' });
 }
 
@@ -204,7 +204,7 @@ describe('parallel tool calls', () => {
         return `${name} done`;
       });
     const model = scriptedModel([calls(call('a'), call('b')), say('done')]);
-    const agent = createAgent({ model, tools: [waiter('a'), waiter('b')] });
+    const agent = createAgentLoop({ model, tools: [waiter('a'), waiter('b')] });
     const run = agent.run('go', { threadId: 't' });
     await tick(5);
     // Both started before either finished: they run at the same time.
@@ -221,7 +221,7 @@ describe('parallel tool calls', () => {
       setTimeout(() => first.resolve('a late'), 10);
       return 'b early';
     });
-    const agent = createAgent({ model: scriptedModel([calls(call('a'), call('b')), say('ok')]), tools: [a, b] });
+    const agent = createAgentLoop({ model: scriptedModel([calls(call('a'), call('b')), say('ok')]), tools: [a, b] });
     const result = await agent.run('go', { threadId: 't' });
     expect(transcript(result.messages).slice(2, 4)).toEqual(['tool a: a late', 'tool b: b early']);
   });

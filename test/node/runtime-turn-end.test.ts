@@ -2,7 +2,7 @@
 // with what the key returns saved; an abort waits for a tool call's update being applied (never
 // for a tool) and records that call as done.
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
 import { block, type Middleware, type StateKey, type TurnEnd } from '../../lib/runtime/middleware.js';
 import { ToolOutcome } from '../../lib/runtime/outcome.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -51,7 +51,7 @@ describe('StateKey.endTurn', () => {
   it('a completed turn is told after its updates; the value returned is saved', async () => {
     const { middleware, told } = recorder();
     const checkpointer = new RecordingCheckpointer();
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([calls(call('echo', { text: 'a' })), say('done')]),
       tools: [echo],
       middleware: [middleware],
@@ -71,12 +71,12 @@ describe('StateKey.endTurn', () => {
 
   it('tells a blocked turn after the restore, and a max-steps one', async () => {
     const blocked = recorder({ blockOutput: true });
-    const first = createAgent({ model: scriptedModel([say('x')]), middleware: [blocked.middleware] });
+    const first = createAgentLoop({ model: scriptedModel([say('x')]), middleware: [blocked.middleware] });
     expect((await first.run('go', { threadId: 't' })).status).toBe('blocked');
     expect(blocked.told).toEqual([{ status: 'blocked', turnId: expect.any(String), value: 0 }]);
 
     const limited = recorder();
-    const second = createAgent({
+    const second = createAgentLoop({
       model: scriptedModel([calls(call('echo', { text: 'a' }))]),
       tools: [echo],
       middleware: [limited.middleware],
@@ -89,7 +89,7 @@ describe('StateKey.endTurn', () => {
   it('a failed run is told "failed" and keeps its turn; the next run tells it "abandoned"', async () => {
     const { middleware, told } = recorder();
     const fatal = makeTool('fatal', () => ToolOutcome.fatal('broken'));
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([calls(call('fatal')), say('again')]),
       tools: [fatal],
       middleware: [middleware],
@@ -104,7 +104,7 @@ describe('StateKey.endTurn', () => {
 
   it('an endTurn that throws never changes the result: it is reported as an event', async () => {
     const { middleware } = recorder({ failEnd: true });
-    const agent = createAgent({ model: scriptedModel([say('hi')]), middleware: [middleware] });
+    const agent = createAgentLoop({ model: scriptedModel([say('hi')]), middleware: [middleware] });
     const result = await agent.run('go', { threadId: 't' });
     expect(result.status).toBe('completed');
     expect(result.events.find((e) => e.type === 'end-turn-failed')).toMatchObject({
@@ -120,7 +120,7 @@ describe('StateKey.endTurn', () => {
     const applying = deferred();
     const { middleware, told } = recorder({ holdApply: { entered: entered.resolve, until: applying.promise } });
     const slow = deferred<string>();
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model: scriptedModel([calls(call('echo', { text: 'a' }), call('slow')), say('next')]),
       tools: [echo, makeTool('slow', () => slow.promise)],
       middleware: [middleware],

@@ -9,7 +9,7 @@ import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
 import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
 import type { Model, ModelReply, ModelRequest } from '../../lib/runtime/model.js';
-import type { RunResult } from '../../lib/runtime/run-result.js';
+import type { LoopResult as RunResult } from '../../lib/runtime/run-result.js';
 import { type Tool, tool } from '../../lib/runtime/tool.js';
 import { joinText } from '../../lib/shared/content.js';
 import type { EvictionRecord, WritableOffloadStore } from '../../lib/store/offload-store.js';

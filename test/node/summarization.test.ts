@@ -1,7 +1,7 @@
 // Summarization in the agent loop: when it summarizes, what the model is sent, what is kept.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAgent } from '../../lib/runtime/agent.js';
-import type { RunEvent } from '../../lib/runtime/events.js';
+import { createAgentLoop } from '../../lib/runtime/agent.js';
+import type { LoopEvent as RunEvent } from '../../lib/runtime/events.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
 import type { Model, ModelReply } from '../../lib/runtime/model.js';
@@ -41,7 +41,7 @@ async function echoRun(letters: string[], setup: Setup) {
     keepMessages: setup.keepMessages ?? 2,
   });
   const model = scriptedModel([...letters.map(echoStep), { content: 'done' }]);
-  const agent = createAgent({ model, tools: [echo], middleware: [summarization, ...(setup.extra ?? [])] });
+  const agent = createAgentLoop({ model, tools: [echo], middleware: [summarization, ...(setup.extra ?? [])] });
   const result = await agent.run('start', { threadId: 't1' });
   const history = await agent.messages('t1');
   const state = (await agent.state('t1'))[Summarization.key] as { summary: string; coveredMessageIds: string[] };
@@ -141,7 +141,7 @@ describe('Summarization: trigger and keep', () => {
     const summarizer = recordingSummarizer();
     const summarization = new Summarization({ model: summarizer, triggerTokens: 300, keepMessages: 2 });
     const model = scriptedModel([echoStep('a'), echoStep('b'), echoStep('c'), { content: 'one' }, { content: 'two' }]);
-    const agent = createAgent({ model, tools: [echo], middleware: [summarization] });
+    const agent = createAgentLoop({ model, tools: [echo], middleware: [summarization] });
     await agent.run('first', { threadId: 't1' });
     await agent.run('second', { threadId: 't1' });
     const history = await agent.messages('t1');
@@ -230,7 +230,7 @@ describe('Summarization: failures never lose messages', () => {
       keepMessages: 2,
     });
     const model = scriptedModel([echoStep('a'), echoStep('b'), echoStep('c'), { content: 'done' }]);
-    const agent = createAgent({ model, tools: [echo], middleware: [summarization] });
+    const agent = createAgentLoop({ model, tools: [echo], middleware: [summarization] });
     const result = await agent.run('start', { threadId: 't1', signal: controller.signal });
     expect(result).toMatchObject({ status: 'failed', reason: 'aborted' });
     expect(model.requests).toHaveLength(3);
@@ -259,7 +259,7 @@ describe('Summarization: failures never lose messages', () => {
     const heard: RunEvent[] = [];
     const summarization = new Summarization({ model: recordingSummarizer(), triggerTokens: 300, keepMessages: 2 });
     const model = scriptedModel([echoStep('a'), echoStep('b'), echoStep('c'), { content: 'done' }]);
-    const agent = createAgent({
+    const agent = createAgentLoop({
       model,
       tools: [echo],
       middleware: [summarization],

@@ -5,9 +5,15 @@
 export interface ContextBudget {
   /** Integer ≥ 2000: the most estimated tokens one model request may carry. */
   maxRequestTokens: number;
-  /** Integer ≥ 0, default 3: the newest tool results (of any tool) are never cleared. */
+  /**
+   * Integer ≥ 0: the newest tool results (of any tool) are never cleared.
+   * @default 3
+   */
   keepRecentResults?: number;
-  /** Integer ≥ 0, default a quarter of maxRequestTokens: when clearing runs, it frees at least this much. */
+  /**
+   * Integer ≥ 0: when clearing runs, it frees at least this much.
+   * @default a quarter of maxRequestTokens
+   */
   clearAtLeastTokens?: number;
   /** Results of these tools are never cleared. */
   excludeTools?: readonly string[];
@@ -64,7 +70,9 @@ export interface ContextReplacement {
 
 /** What fitting a request to the budget told: results cleared (C6), or the request over the budget anyway. */
 export type ContextEvent =
+  /** Old results were cleared from this request (C1, C2): `paths` they are read back at, its estimated tokens before and after. */
   | { type: 'context-cleared'; threadId: string; paths: string[]; tokensBefore: number; tokensAfter: number }
+  /** Clearing all it may, the request is still over `budget` (C6): it is sent anyway, previews cut to their header. */
   | { type: 'context-over-budget'; threadId: string; tokens: number; budget: number };
 
 /** What to send for one request: replacements of some tool results, and what to tell the app. */
