@@ -257,7 +257,10 @@ class Conversation implements OffloadSession {
     return this.#options.reserveTokens ?? defaultReserve(window);
   }
 
-  prompt(input: string | readonly LanguageModelTextMessage[], options: { signal?: AbortSignal } = {}): Promise<string> {
+  async prompt(
+    input: string | readonly LanguageModelTextMessage[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<string> {
     const messages = inputMessages(input);
     if (typeof options !== 'object' || options === null)
       throw new TypeError('offloadSession.prompt: options must be an object');
