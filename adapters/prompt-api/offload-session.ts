@@ -397,6 +397,16 @@ export async function offloadSession(
       `offloadSession: contextBudget.maxRequestTokens (${budget.maxRequestTokens}) must fit the session's contextWindow (${window}) less reserveTokens (${reserve}); contextBudgetFor(${window}) gives one that does`,
     );
   }
+  // A result within its threshold is sent whole: it must fit the room kept for one prompt's results.
+  const wide = own.find((tool) => offload.thresholdFor(tool.name) > reserve);
+  if (wide !== undefined || offload.limits.thresholdTokens > reserve) {
+    session.destroy();
+    const name = wide?.name;
+    const threshold = name === undefined ? offload.limits.thresholdTokens : offload.thresholdFor(name);
+    throw new RangeError(
+      `offloadSession: the threshold${name === undefined ? '' : ` of tool ${quoted(name)}`} (${threshold} tokens) is over reserveTokens (${reserve}): a result within it would not fit the room kept for it; set thresholdTokens to about 1000`,
+    );
+  }
   conversation.adopt(session);
   return conversation;
 }

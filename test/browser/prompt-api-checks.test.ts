@@ -117,6 +117,21 @@ describe('offloadSession options', () => {
     );
     // The session it opened to learn the window is not left open.
     expect(LanguageModel.sessions.at(-1)!.destroyed).toBe(true);
+    // A result within the default threshold (20,000 tokens) would not fit Chrome's whole window.
+    const defaultThreshold = new ToolOutputOffload({ store, contextBudget: contextBudgetFor(9216) });
+    await expect(offloadSession(defaultThreshold, base)).rejects.toThrow(
+      /the threshold \(20000 tokens\) is over reserveTokens \(2304\)/,
+    );
+    const wideTool = new ToolOutputOffload({
+      store,
+      thresholdTokens: 1000,
+      tools: { fetch_page: { thresholdTokens: 5000 } },
+      contextBudget: contextBudgetFor(9216),
+    });
+    await expect(offloadSession(wideTool, { ...base, tools: [fetchPage] })).rejects.toThrow(
+      /the threshold of tool "fetch_page" \(5000 tokens\)/,
+    );
+    expect(LanguageModel.sessions.at(-1)!.destroyed).toBe(true);
   });
 
   it("checks each prompt's input and options", async () => {
