@@ -5,7 +5,7 @@ const readPage = {
   name: 'read_page',
   description: 'Returns the text of the current page.',
   inputSchema: { type: 'object', properties: {} },
-  execute: async () => document.body.innerText,
+  execute: async () => document.body.textContent,
 };
 const offload = new ToolOutputOffload({ thresholdTokens: 1000, contextBudget: contextBudgetFor(9216) });
 const chat = await offloadSession(offload, {
