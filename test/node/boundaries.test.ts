@@ -63,6 +63,7 @@ const allowedImports: Record<string, Allowed> = {
     parts: ['lib/index.ts', 'lib/agent.ts', 'inspector/', 'extension/', 'examples/shared/'],
     packages: ['preact', ...buildTools],
   },
+  'examples/prompt-api-page/': { parts: ['lib/index.ts', 'adapters/prompt-api/', 'inspector/'], packages: ['vite'] },
   'demo/': {
     parts: [
       'lib/index.ts',
