@@ -13,7 +13,7 @@ import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js
 // tab each prompt's tokens, estimated and as the session reported them.
 
 /** The report the tool returns: 600 lines of figures, one region a line. */
-export function reportText(): string {
+function reportText(): string {
   const regions = ['Lisbon', 'Porto', 'Madrid', 'Lyon', 'Milan', 'Krakow'];
   return Array.from({ length: 600 }, (_, i) => {
     const region = regions[i % regions.length]!;
