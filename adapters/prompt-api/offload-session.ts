@@ -397,8 +397,9 @@ export async function offloadSession(
       `offloadSession: contextBudget.maxRequestTokens (${budget.maxRequestTokens}) must fit the session's contextWindow (${window}) less reserveTokens (${reserve}); contextBudgetFor(${window}) gives one that does`,
     );
   }
-  // A result within its threshold is sent whole: it must fit the room kept for one prompt's results.
-  const wide = own.find((tool) => offload.thresholdFor(tool.name) > reserve);
+  // A result within its threshold is sent whole, and a read tool's page is cut to it: either must
+  // fit the room kept for one prompt's results.
+  const wide = tools.find((tool) => offload.thresholdFor(tool.name) > reserve);
   if (wide !== undefined || offload.limits.thresholdTokens > reserve) {
     session.destroy();
     const name = wide?.name;

@@ -131,6 +131,14 @@ describe('offloadSession options', () => {
     await expect(offloadSession(wideTool, { ...base, tools: [fetchPage] })).rejects.toThrow(
       /the threshold of tool "fetch_page" \(5000 tokens\)/,
     );
+    // A read tool's pages are cut to its threshold: they must fit too.
+    const widePages = new ToolOutputOffload({
+      store,
+      thresholdTokens: 1000,
+      tools: { read_file: { thresholdTokens: 3000 } },
+      contextBudget: contextBudgetFor(9216),
+    });
+    await expect(offloadSession(widePages, base)).rejects.toThrow(/the threshold of tool "read_file" \(3000 tokens\)/);
     expect(LanguageModel.sessions.at(-1)!.destroyed).toBe(true);
   });
 
