@@ -399,13 +399,14 @@ export async function offloadSession(
   }
   // A result within its threshold is sent whole, and a read tool's page is cut to it: either must
   // fit the room kept for one prompt's results.
-  const wide = tools.find((tool) => offload.thresholdFor(tool.name) > reserve);
-  if (wide !== undefined || offload.limits.thresholdTokens > reserve) {
+  const overall = offload.limits.thresholdTokens > reserve;
+  const wide = overall ? undefined : tools.find((tool) => offload.thresholdFor(tool.name) > reserve);
+  if (overall || wide !== undefined) {
     session.destroy();
-    const name = wide?.name;
-    const threshold = name === undefined ? offload.limits.thresholdTokens : offload.thresholdFor(name);
+    const what = wide === undefined ? 'thresholdTokens' : `the threshold of tool ${quoted(wide.name)}`;
+    const threshold = wide === undefined ? offload.limits.thresholdTokens : offload.thresholdFor(wide.name);
     throw new RangeError(
-      `offloadSession: the threshold${name === undefined ? '' : ` of tool ${quoted(name)}`} (${threshold} tokens) is over reserveTokens (${reserve}): a result within it would not fit the room kept for it; set thresholdTokens to about 1000`,
+      `offloadSession: ${what} (${threshold} tokens) is over reserveTokens (${reserve}): a result within it would not fit the room kept for it; set it to about 1000`,
     );
   }
   conversation.adopt(session);

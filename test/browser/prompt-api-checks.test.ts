@@ -120,7 +120,7 @@ describe('offloadSession options', () => {
     // A result within the default threshold (20,000 tokens) would not fit Chrome's whole window.
     const defaultThreshold = new ToolOutputOffload({ store, contextBudget: contextBudgetFor(9216) });
     await expect(offloadSession(defaultThreshold, base)).rejects.toThrow(
-      /the threshold \(20000 tokens\) is over reserveTokens \(2304\)/,
+      /thresholdTokens \(20000 tokens\) is over reserveTokens \(2304\)/,
     );
     const wideTool = new ToolOutputOffload({
       store,
