@@ -251,6 +251,40 @@ describe('the Prompt API adapter', () => {
     });
   }
 
+  it("stores each of one step's concurrent calls (the browser runs them as Promise.all), and an aborted prompt leaves the next one working", async () => {
+    const store = contextStores[0]!.open();
+    const events: OffloadSessionEvent[] = [];
+    // Three pages at once, then an answer naming how many responses came back.
+    const LanguageModel = standInLanguageModel({
+      script: ({ turn }) => {
+        const responses = turn.filter((entry) => entry.kind === 'tool-response');
+        if (responses.length > 0) return { text: `Read ${responses.length} pages.` };
+        if (!turn[0]!.text.startsWith('Read three')) return { text: 'OK.' };
+        return { toolCalls: [1, 2, 3].map((n) => ({ name: 'fetch_page', args: { n } })) };
+      },
+    });
+    const conversation = await offloadSession(budgeted(store), {
+      threadId: 'parallel',
+      tools: [fetchPage],
+      languageModel: LanguageModel,
+      onEvent: (event) => events.push(event),
+    });
+    expect(await conversation.prompt('Read three pages.')).toBe('Read 3 pages.');
+    const offloaded = events.filter((event) => event.type === 'offloaded');
+    expect(offloaded).toHaveLength(3);
+    expect(new Set(offloaded.map((event) => event.path)).size).toBe(3);
+    expect((await store.list('parallel')).length).toBe(3);
+    const aborted = new AbortController();
+    aborted.abort(new Error('the user left'));
+    await expect(conversation.prompt('Read three pages again.', { signal: aborted.signal })).rejects.toThrow(
+      'the user left',
+    );
+    expect(await conversation.prompt('hello')).toBe('OK.');
+    // Each prompt that reached the model was measured: its record has the three results as previews.
+    const ledger = await store.requests!('parallel');
+    expect(ledger.at(-1)!.results.map((result) => result.shownAs)).toEqual(['preview', 'preview', 'preview']);
+  });
+
   it('never fails a prompt when the store fails (S3): the result is cut with a note, and the app is told', async () => {
     const store = brokenStore('reject', ['stage', 'apply', 'recordRequest', 'cleared']);
     const events: OffloadSessionEvent[] = [];
