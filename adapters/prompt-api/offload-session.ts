@@ -294,9 +294,17 @@ class Conversation implements OffloadSession {
       input,
       fitted.events.some((event) => event.type === 'context-cleared'),
     );
-    this.#messages.push(...asked);
+    const at = this.#messages.push(...asked);
     const session = this.#session;
-    const reply = await session.prompt(input, signal ? { signal } : {});
+    let reply: string;
+    try {
+      reply = await session.prompt(input, signal ? { signal } : {});
+    } catch (error) {
+      // Refused before any tool ran (an input over the window, an abort): the conversation does not
+      // keep it, so one oversized prompt is not carried into every later session.
+      if (this.#messages.length === at) this.#messages.splice(at - asked.length, asked.length);
+      throw error;
+    }
     this.#messages.push({ role: 'assistant', text: typeof reply === 'string' ? reply : String(reply) });
     const usage = usageOf(session);
     if (usage !== undefined) await fitted.reportUsage({ inputTokens: usage });
@@ -316,7 +324,8 @@ class Conversation implements OffloadSession {
     if (usage === undefined) return;
     if (!cleared) {
       const text = input.map((message) => message.content).join('\n');
-      const need = (await measureOf(session, input)) ?? Math.ceil(this.#offload.measure.tokens(text));
+      const measured = await measureOf(session, input).catch(() => undefined);
+      const need = measured ?? Math.ceil(this.#offload.measure.tokens(text));
       if (usage + need + this.reserveOf(window) <= window) return;
     }
     const { threadId } = this.#options;

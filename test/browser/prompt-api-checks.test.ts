@@ -279,10 +279,15 @@ describe('the Prompt API adapter', () => {
     await expect(conversation.prompt('Read three pages again.', { signal: aborted.signal })).rejects.toThrow(
       'the user left',
     );
+    // An input the window cannot take is refused by the session, and not carried on.
+    const huge = `Summarise: ${'all work and no play '.repeat(2000)}`;
+    await expect(conversation.prompt(huge)).rejects.toThrow(/context window/);
     expect(await conversation.prompt('hello')).toBe('OK.');
-    // Each prompt that reached the model was measured: its record has the three results as previews.
+    // Each prompt that reached the model was measured: its record has the three results as previews,
+    // and neither the aborted prompt nor the refused one is in the conversation it measured.
     const ledger = await store.requests!('parallel');
     expect(ledger.at(-1)!.results.map((result) => result.shownAs)).toEqual(['preview', 'preview', 'preview']);
+    expect(ledger.at(-1)!.parts.messages).toBeLessThan(ledger.at(-2)!.parts.messages);
   });
 
   it('never fails a prompt when the store fails (S3): the result is cut with a note, and the app is told', async () => {
