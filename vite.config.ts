@@ -14,6 +14,7 @@ export default defineConfig({
         inspector: 'inspector/index.ts',
         langchain: 'adapters/langchain/index.ts',
         'ai-sdk': 'adapters/ai-sdk/index.ts',
+        'prompt-api': 'adapters/prompt-api/index.ts',
       },
       formats: ['es'],
     },

@@ -59,9 +59,10 @@ export type StoreEvent =
   | { type: 'failed'; threadId: string; key: string; totalBytes: number; bound?: number; error: string }
   /**
    * A model request was recorded in the thread's context ledger (`recordRequest`): its step and
-   * estimated tokens, so a reader reads only what is new (`requests(threadId, { after })`).
+   * estimated tokens, so a reader reads only what is new (`requests(threadId, { after })`). Told
+   * again for the same step when the provider's usage is added to it (`recordUsage`), with `reported`.
    */
-  | { type: 'request'; threadId: string; step: number; tokens: number };
+  | { type: 'request'; threadId: string; step: number; tokens: number; reported?: ReportedUsage };
 
 /** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
 export interface StoreFailure {
@@ -201,6 +202,26 @@ export interface RequestRecord {
   budget?: number;
   parts: RequestParts;
   results: RequestResult[];
+  /** What the provider said the request cost, in its own tokens, added when the reply arrived (`recordUsage`). */
+  reported?: ReportedUsage;
+}
+
+/**
+ * What a provider reported one model request cost, counted by its own tokenizer (not the estimate):
+ * the whole input, the part of it read from its prompt cache, and the reply. A count the provider
+ * did not give is absent; a 0 it gave stays 0.
+ */
+export interface ReportedUsage {
+  inputTokens: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+}
+
+/** What `recordUsage` is given: the ledger record's thread and step, and what the provider reported for it. */
+export interface UsageChange {
+  threadId: string;
+  step: number;
+  reported: ReportedUsage;
 }
 
 /** A tool result cleared from a thread's requests (C2–C4): every later request shows its pointer instead. */
@@ -446,6 +467,13 @@ export interface WritableOffloadStore extends OffloadStore {
    * fields it knows. Returns the step and all of the thread's cleared results after it.
    */
   recordRequest(change: RequestChange): Promise<RecordedRequest>;
+  /**
+   * Adds what the provider reported to one ledger record, when the reply arrives, in one atomic
+   * unit (replacing what was reported for that step before), and tells a 'request' event for the
+   * step once kept. False when the thread has no record of that step (past the retention, or the
+   * thread was cleared since). Checks every field (a bad one is a TypeError naming it).
+   */
+  recordUsage(change: UsageChange): Promise<boolean>;
   /**
    * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and
    * ledger, and starts its step count again (the next request is step 1). The eviction

@@ -2,6 +2,7 @@ import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { isEvictionReason } from './eviction-words.js';
 import type {
   ClearedResult,
+  ReportedUsage,
   RequestParts,
   RequestRecord,
   RequestResult,
@@ -215,6 +216,31 @@ const stepFields: FieldCheck[] = [
   ['step', 'a positive integer', positive],
   ['at', 'a time in milliseconds', time],
 ];
+/** A provider's counts (its own tokens): what it gave, each a finite number ≥ 0. */
+const usageFields: FieldCheck[] = [
+  ['inputTokens', 'a number of tokens', tokens],
+  ['cachedInputTokens', 'a number of tokens or absent', absentOr(tokens)],
+  ['outputTokens', 'a number of tokens or absent', absentOr(tokens)],
+];
+
+/** The counts a reported usage may hold. */
+export const usageCounts: readonly (keyof ReportedUsage)[] = ['inputTokens', 'cachedInputTokens', 'outputTokens'];
+
+/** A reported usage, as `recordUsage` is given it or a ledger record holds it; undefined when it holds. */
+export function usageProblem(reported: unknown, at: string): string | undefined {
+  if (!isRecord(reported)) return `${at} is ${quoteForMessage(reported)}, not a record { inputTokens, … }`;
+  return fieldProblem(reported, usageFields, `${at}.`);
+}
+
+/** Only a reported usage's own counts, copied (whatever else a writer put in is not kept). */
+function reportedCounts(reported: ReportedUsage): ReportedUsage {
+  const { inputTokens, cachedInputTokens, outputTokens } = reported;
+  return {
+    inputTokens,
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(outputTokens === undefined ? {} : { outputTokens }),
+  };
+}
 
 function requestBodyProblem(record: unknown, at: string): string | undefined {
   const problem = fieldProblem(record, requestBodyFields, at);
@@ -245,7 +271,9 @@ const clearedBodyFields: FieldCheck[] = [
 
 /** A ledger record read back (RequestRecord). */
 export function requestProblem(record: unknown): string | undefined {
-  return fieldProblem(record, stepFields) ?? requestBodyProblem(record, '');
+  const problem = fieldProblem(record, stepFields) ?? requestBodyProblem(record, '');
+  const { reported } = record as { reported?: unknown };
+  return problem ?? (reported === undefined ? undefined : usageProblem(reported, 'reported'));
 }
 
 const clearedRecordFields: FieldCheck[] = [...stepFields, ...clearedBodyFields, ['rank', 'a count', count]];
@@ -283,7 +311,7 @@ function resultOf({ toolCallId, toolName, path, shownAs, tokens }: RequestResult
 
 /** Only a ledger record's own fields (checked), copied: never any text. */
 export function requestFields(record: RequestRecord): RequestRecord {
-  const { threadId, step, at, tokens, tokensWithoutOffload, budget, parts, results } = record;
+  const { threadId, step, at, tokens, tokensWithoutOffload, budget, parts, results, reported } = record;
   const { system, messages, whole, previews, pointers, cut } = parts;
   return {
     threadId,
@@ -294,6 +322,7 @@ export function requestFields(record: RequestRecord): RequestRecord {
     ...(budget === undefined ? {} : { budget }),
     parts: { system, messages, whole, previews, pointers, cut },
     results: results.map(resultOf),
+    ...(reported === undefined ? {} : { reported: reportedCounts(reported) }),
   };
 }
 

@@ -1,6 +1,6 @@
-import { checkInteger, checkOptionNames } from '../shared/checks.js';
-import type { ClearedResult, RecordedRequest, RequestChange, RequestsOptions } from './offload-store.js';
-import { clearedFields, requestChangeProblem, requestFields } from './record-checks.js';
+import { checkInteger, checkOptionNames, checkThreadId, isRecord } from '../shared/checks.js';
+import type { ClearedResult, RecordedRequest, RequestChange, RequestsOptions, UsageChange } from './offload-store.js';
+import { clearedFields, requestChangeProblem, requestFields, usageCounts, usageProblem } from './record-checks.js';
 import type { Outcome, StoreTx, UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
@@ -66,4 +66,28 @@ export async function recordRequest(
   await Promise.all(writes);
   const cleared = (await tx.clearedOf(threadId)).map(clearedFields);
   return { value: { step, cleared }, events: [{ type: 'request', threadId, step, tokens: record.tokens }] };
+}
+
+/** Checks what `recordUsage` is given (a TypeError naming the field); unknown names are refused. */
+export function checkUsageChange(change: UsageChange): void {
+  checkOptionNames('recordUsage', change, ['threadId', 'step', 'reported']);
+  checkThreadId(change.threadId);
+  checkInteger('recordUsage: change.step', change.step, 1);
+  if (isRecord(change.reported)) checkOptionNames('recordUsage: change.reported', change.reported, usageCounts);
+  const problem = usageProblem(change.reported, 'change.reported');
+  if (problem) throw new TypeError(`recordUsage: ${problem}`);
+}
+
+/**
+ * What the provider reported, added to the step's ledger record (replacing what was reported
+ * before); nothing when the thread has no record of that step. Reads the records from that step
+ * on, which is the last one or few: usage arrives with the reply to the request just recorded.
+ */
+export async function recordUsage(tx: StoreTx, change: UsageChange): Promise<Outcome<boolean>> {
+  const { threadId, step, reported } = change;
+  const [record] = await tx.requestsOf(threadId, step - 1);
+  if (record?.step !== step) return { value: false, events: [] };
+  const kept = requestFields({ ...record, reported });
+  await tx.putRequest(kept);
+  return { value: true, events: [{ type: 'request', threadId, step, tokens: kept.tokens, reported: kept.reported! }] };
 }

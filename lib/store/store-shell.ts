@@ -18,6 +18,7 @@ import type {
   StoreEvent,
   StoreFailure,
   UnreadableRecord,
+  UsageChange,
   WritableOffloadStore,
 } from './offload-store.js';
 import { clearedFields } from './record-checks.js';
@@ -238,6 +239,14 @@ export class OffloadStoreShell implements WritableOffloadStore {
     const now = Date.now();
     const retention = this.#settings.requestRetention;
     const outcome = await this.#write(REQUEST, (tx) => ledger.recordRequest(tx, change, retention, now));
+    this.#announce(outcome.events);
+    return outcome.value;
+  }
+
+  /** Adds a provider's reported usage to one ledger record in one atomic unit; its 'request' event is told once it is kept. */
+  async recordUsage(change: UsageChange): Promise<boolean> {
+    ledger.checkUsageChange(change);
+    const outcome = await this.#write(['requests'], (tx) => ledger.recordUsage(tx, change));
     this.#announce(outcome.events);
     return outcome.value;
   }

@@ -1134,6 +1134,52 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect((await store.requests('a', { after: 4 })).filter((record) => record.step > 4)).toEqual([]);
       }));
 
+    it('recordUsage adds what the provider reported to a ledger record, tells a request event, and checks every field', () =>
+      withStore(async (store) => {
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        const { step } = await store.recordRequest(requestOf('a', { at: 1000, tokens: 40 }));
+        const reported = { inputTokens: 52, cachedInputTokens: 0, outputTokens: 7 };
+        expect(await store.recordUsage({ threadId: 'a', step, reported })).toBe(true);
+        const [record] = (await store.requests('a')).filter((one) => one.step === step);
+        // A 0 the provider gave stays 0; the estimate stays beside it.
+        expect(record).toEqual({ threadId: 'a', step, at: 1000, ...carried(40), reported });
+        expect(events.filter((event) => event.type === 'request').at(-1)).toEqual({
+          type: 'request',
+          threadId: 'a',
+          step,
+          tokens: 40,
+          reported,
+        });
+        // Reported again, it replaces; a count not given stays absent.
+        expect(await store.recordUsage({ threadId: 'a', step, reported: { inputTokens: 60 } })).toBe(true);
+        const [again] = (await store.requests('a')).filter((one) => one.step === step);
+        expect(again!.reported).toEqual({ inputTokens: 60 });
+        // No record of that step (never recorded, or the thread cleared since): nothing written.
+        expect(await store.recordUsage({ threadId: 'a', step: step + 5, reported })).toBe(false);
+        expect(await store.recordUsage({ threadId: 'never', step: 1, reported })).toBe(false);
+        badInput(
+          await rejection(store.recordUsage({ threadId: 'a', step, reported: { inputTokens: Number.NaN } })),
+          'inputTokens',
+          'recordUsage: change.reported.inputTokens is NaN, not a number of tokens',
+        );
+        badInput(
+          await rejection(store.recordUsage({ threadId: 'a', step, reported: { inputTokens: 1, outputTokens: -1 } })),
+          'outputTokens',
+        );
+        badInput(
+          await rejection(store.recordUsage({ threadId: 'a', step, reported: { inputTokens: 1, text: 'x' } as never })),
+          'text',
+          /unknown option "text"/,
+        );
+        badInput(await rejection(store.recordUsage({ threadId: 'a', step: 0, reported })), 'step');
+        badInput(await rejection(store.recordUsage({ threadId: 'a', step, reported, extra: 1 } as never)), 'extra');
+        const [kept] = (await store.requests('a')).filter((one) => one.step === step);
+        expect(kept!.reported).toEqual({ inputTokens: 60 });
+        await store.clearThread('a');
+        expect(await store.recordUsage({ threadId: 'a', step, reported })).toBe(false);
+      }));
+
     it(
       'keeps the newest requestRetention ledger records of a thread; its steps go on counting',
       { timeout: 60_000 },

@@ -55,6 +55,7 @@ const allowedImports: Record<string, Allowed> = {
   'lib/testing/': { parts: ['lib/shared/', 'lib/store/'], packages: ['vitest'] },
   'adapters/ai-sdk/': { parts: ['lib/index.ts'], packages: ['ai'] },
   'adapters/langchain/': { parts: ['lib/index.ts'], packages: ['langchain', '@langchain/core'] },
+  'adapters/prompt-api/': { parts: ['lib/index.ts'], packages: [] },
   'inspector/': { parts: ['lib/index.ts'], packages: ['preact', '@tanstack/virtual-core'] },
   'extension/': { parts: ['inspector/'], packages: ['preact', ...buildTools] },
   'examples/shared/': { parts: ['lib/index.ts', 'lib/agent.ts', 'lib/testing.ts'], packages: ['preact'] },
@@ -63,6 +64,7 @@ const allowedImports: Record<string, Allowed> = {
     packages: ['preact', ...buildTools],
   },
   'examples/ai-sdk-chat/': { parts: ['lib/index.ts', 'adapters/ai-sdk/'], packages: ['ai', 'vite'] },
+  'examples/prompt-api-page/': { parts: ['lib/index.ts', 'adapters/prompt-api/', 'inspector/'], packages: ['vite'] },
   'demo/': {
     parts: [
       'lib/index.ts',
@@ -148,7 +150,7 @@ describe('layer boundaries', () => {
       for (const target of allowed.parts) expect(target, part).toMatch(/^lib\//);
       for (const name of allowed.packages) expect(name, part).not.toMatch(/^(preact|ai|langchain|@langchain\/.*)$/);
     }
-    for (const adapter of ['adapters/ai-sdk/', 'adapters/langchain/']) {
+    for (const adapter of ['adapters/ai-sdk/', 'adapters/langchain/', 'adapters/prompt-api/']) {
       expect(allowedImports[adapter]!.parts).toEqual(['lib/index.ts']);
     }
     expect(allowedImports['inspector/']!.parts).toEqual(['lib/index.ts']);

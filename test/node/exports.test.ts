@@ -75,7 +75,13 @@ const entries = [...packageEntries(), ...[...modules.keys()].filter(isConfig)];
 describe('exports', () => {
   it('the package entries are the files package.json exports, and they exist', () => {
     expect(packageEntries()).toEqual(
-      expect.arrayContaining(['lib/index.ts', 'lib/testing.ts', 'inspector/index.ts', 'adapters/ai-sdk/index.ts']),
+      expect.arrayContaining([
+        'lib/index.ts',
+        'lib/testing.ts',
+        'inspector/index.ts',
+        'adapters/ai-sdk/index.ts',
+        'adapters/prompt-api/index.ts',
+      ]),
     );
     for (const entry of packageEntries()) expect(modules.has(entry), entry).toBe(true);
   });

@@ -28,6 +28,7 @@ import type {
   ContextToolSpec,
   FittedContext,
 } from './request.js';
+import { usageReporter } from './usage.js';
 
 // `ToolOutputOffload.fitContext`, the one pipeline every way in calls before each model call:
 // measure the request (C1), classify its tool results, clear the oldest to fit the budget (C2–C5),
@@ -270,6 +271,8 @@ export class ContextFitter {
 
     const at = Date.now();
     const events: ContextEvent[] = [];
+    /** The request's ledger record once written (undefined: none), for the usage its reply reports. */
+    let ledgerRecord: Promise<RecordedRequest | undefined> = Promise.resolve(undefined);
     this.#cutPreviews(slots, fixed);
     if (newly.size > 0) {
       const change = this.#change(request, at, { system, messages }, slots, [...newly.values()]);
@@ -286,6 +289,7 @@ export class ContextFitter {
         this.#cutPreviews(slots, fixed);
         newly.clear();
       } else {
+        ledgerRecord = Promise.resolve(recorded);
         // Another tab may have cleared one first: its record is the one every later request shows (C4).
         const kept = new Map(recorded.cleared.map((record) => [record.toolCallId, record]));
         for (const slot of newly.keys()) {
@@ -304,7 +308,8 @@ export class ContextFitter {
       }
     } else if (typeof store.recordRequest === 'function') {
       // Nothing new to keep: the ledger is written behind the model call, in order (issue 24's cost per call).
-      this.#record(this.#change(request, at, { system, messages }, slots, []), false).catch(() => {});
+      const write = this.#record(this.#change(request, at, { system, messages }, slots, []), false);
+      ledgerRecord = write.catch(() => undefined);
     }
 
     const sent = total();
@@ -319,7 +324,7 @@ export class ContextFitter {
         replacements.set(slot.index, { shownAs: 'cut', text: slot.text, dropMedia: false });
       }
     }
-    return { replacements, events, tokens: sent };
+    return { replacements, events, tokens: sent, reportUsage: usageReporter(store, threadId, ledgerRecord) };
   }
 
   /** C6: with the request still over the budget, every preview (the newest too) is cut to its header. */

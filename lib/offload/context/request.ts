@@ -1,6 +1,8 @@
 // The words every way in uses to hand the offload one model request (C1) and take back what to
 // send instead (C2, C6): a request in no framework's terms, and the plan for it.
 
+import type { ReportedUsage } from '../../store/offload-store.js';
+
 /** The `contextBudget` option of ToolOutputOffload (C1–C7). */
 export interface ContextBudget {
   /** Integer ≥ 2000: the most estimated tokens one model request may carry. */
@@ -82,4 +84,11 @@ export interface FittedContext {
   events: ContextEvent[];
   /** The request's estimated tokens once the replacements are made. */
   tokens: number;
+  /**
+   * Call it when the reply arrives, with what the provider reported the request cost (its own
+   * tokens; a count it did not give left out): the request's ledger record gains it as `reported`.
+   * Resolves true once recorded, false when there is no record to add it to or the store failed
+   * (never a failed run, S3); a malformed usage rejects with a TypeError naming it.
+   */
+  reportUsage(usage: ReportedUsage): Promise<boolean>;
 }

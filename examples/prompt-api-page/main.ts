@@ -1,0 +1,3 @@
+import { startPage } from './page.js';
+
+void startPage(document.getElementById('app')!);
