@@ -6,6 +6,7 @@ import { jsonSchema, tool } from 'ai';
 import type { ToolOutputOffload } from '../../lib/index.js';
 import type { OffloadReadTools } from './read-tools.js';
 
+/** What a chat's route declares for the page's offload: the read tools without `execute`, and the offload's system lines. */
 export interface OffloadChatRoute {
   /** read_file, grep, ls and glob as the page's offload declares them, without `execute`: the page runs them. */
   tools: OffloadReadTools;

@@ -15,6 +15,7 @@ import { contextMessages, type StepOptions, toolSpecs } from './context-step.js'
 import { defaultModelOutput, type ModelOutput, offloadModelOutput } from './model-output.js';
 import { offloadReadTools } from './read-tools.js';
 
+/** The options of `offloadChat(offload, options)`: the chat's thread, what its route declares, and how the app hears events. */
 export interface OffloadChatOptions<UI_MESSAGE extends UIMessage = UIMessage> {
   /** The chat (thread) whose tool outputs are stored and read back: one per chat. */
   threadId: string;
@@ -54,6 +55,11 @@ type AddToolOutput = (
     | { tool: string; toolCallId: string; state: 'output-error'; errorText: string },
 ) => void | PromiseLike<void>;
 
+/**
+ * What `offloadChat` gives a chat in the page: the transport's `prepareSendMessagesRequest` (large
+ * tool outputs sent as previews, the request fitted to the budget), `messagesToSend` for any other
+ * transport, and `answerReadTool` for `onToolCall`.
+ */
 export interface OffloadChat<UI_MESSAGE extends UIMessage = UIMessage> {
   /**
    * Pass it as `prepareSendMessagesRequest` of `DefaultChatTransport` (or any HttpChatTransport):

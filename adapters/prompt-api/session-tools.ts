@@ -1,14 +1,14 @@
-import type { ContextEvent, ToolOutputOffload } from '../../lib/index.js';
+import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import type { LanguageModelTool } from './session-window.js';
 
 /** What happened on the way to the model: a result stored or not stored, a request fitted, a session continued or overflowed. */
 export type OffloadSessionEvent =
-  /** Stored now under `path`; the model got the header and first lines naming it. */
-  | { type: 'offloaded'; threadId: string; toolName: string; toolCallId: string; path: string }
-  /** Over the threshold, but the store failed (`why`); the model got a cut with a note saying so. The session goes on. */
-  | { type: 'offload-failed'; threadId: string; toolName: string; toolCallId: string; why: string }
-  /** A prompt's conversation fitted to the offload's `contextBudget`: old results cleared, or over the budget anyway. */
-  | ContextEvent
+  /**
+   * The offload's own, as in every way in: a result stored or not stored (`offloaded`,
+   * `offload-failed`), a prompt's conversation fitted to the `contextBudget` (`context-cleared`,
+   * `context-over-budget`).
+   */
+  | Extract<OffloadEvent, { type: 'offloaded' | 'offload-failed' | 'context-cleared' | 'context-over-budget' }>
   /**
    * Before the session's usage reached its window, the conversation went on in a new session whose
    * initial prompts carry it with old results cleared to pointers: `contextUsage` is what the old
