@@ -26,7 +26,8 @@ const entryBudgets = {
   // +473 B (issue 24): unknown option names refused in every constructor and call that takes options.
   // +6,999 B (issues 23/24, 48,315 → 55,314): the main entry’s context budget and ledger, which it
   // shares, and the built-in way in (lib/agent/context-fit.ts).
-  // +611 B (55,314 → 55,925): the main entry's reported usage, which it shares.
+  // +611 B (55,314 → 55,925): the main entry's reported usage, which it shares; −68 B: one copy of each
+  // of the store's rules (the IndexedDB engine's record checks by one table, the log retention by one trim).
   'dist/agent.js': 56_100,
   // +725 B (issue 31, 31,504 → 32,229): the Context chart's scale (bars and budget; the line without the offload marked off it, its peak written out), compact y labels, steps spread over the width, the budget line's name, evicted paths marked in the step's list.
   'dist/inspector.js': 32_300, // +2,070 B (issues 23/24, 29,428 → 31,498 on main with the Context tab, which took it from 22,810 to 29,428): the cleared marks and each thread's context budget (in the entries and the evictions; 'cleared' and 'latestRequest' forwarded and checked over the channel, re-read on the store's request events), the gauges in rows that wrap, paths by their tail; +275 B (issue 24): unknown option names of mountInspector and exposeToInspector refused; +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)

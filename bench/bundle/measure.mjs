@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright';
-import { build, minifySync } from 'vite';
+import { build, minifySync, parseAst } from 'vite';
 import { chromiumArgs, ensureChromium } from '../../scripts/browser.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -39,6 +39,8 @@ export async function measureBundles() {
     const inspectorMounted = await app('inspector', { name: 'inspector-mounted', define: { INSPECTOR: 'true' } });
     const offloadTimed = await app('offload', { name: 'offload-timed', marker: true });
     const rawIdbTimed = await app('raw-idb', { name: 'raw-idb-timed', marker: true });
+    const offloadParts = await packageParts('offload', join(work, 'offload-parts'));
+    const agentParts = await packageParts('agent', join(work, 'agent-parts'));
     for (const [name, built] of Object.entries({ aiSdk, langchain })) {
       if (built.text.includes('large_tool_results'))
         throw new Error(`bundle bench: the ${name} app without the offload holds the package`);
@@ -76,7 +78,13 @@ export async function measureBundles() {
       ? 'createAgent, tool, fileTools, MemoryBackend, CompositeBackend from tool-output-offload/agent'
       : 'tool-output-offload/agent is not an entry yet: createAgent, tool, fileTools, MemoryBackend, CompositeBackend imported from tool-output-offload';
     return [
-      ...weight('bundle-offload', offload, '<= 15', 'new ToolOutputOffload() + offloadResult (bench/bundle/offload)'),
+      ...weight(
+        'bundle-offload',
+        offload,
+        '<= 15',
+        'new ToolOutputOffload() + offloadResult (bench/bundle/offload)',
+        partsText(offloadParts),
+      ),
       ...weight('bundle-floor', floor, undefined, 'idb + the hand-written offload of bench/bundle/floor, the same app'),
       ...increment(
         'bundle-ai-sdk-increment',
@@ -97,7 +105,8 @@ export async function measureBundles() {
         `createAgent + fileTools + CompositeBackend with the offload's backend + ToolOutputOffload as middleware (bench/bundle/agent); ${agentNote}`,
         '. The agent adds to the offload its runtime (the loop, checkpoints, the middleware contract), the file tools with ' +
           "CompositeBackend and MemoryBackend, and @cfworker/json-schema, which checks every tool call's arguments against " +
-          "the tool's schema (R5) and is compiled when the agent is made.",
+          "the tool's schema (R5) and is compiled when the agent is made." +
+          partsText(agentParts),
       ),
       ...increment(
         'bundle-inspector-increment',
@@ -284,7 +293,7 @@ function over(value, goal, part, without) {
   return `${round(value - Number(goal.replace('<= ', '')), 2)} kB over the goal; the largest origins in the initial chunks (kB): ${largest}. ${tried}`;
 }
 
-/** A build's initial and lazy weight as two figures. */
+/** A build's initial and lazy weight as two figures; `why` goes in `unmet` and in the detail. */
 function weight(prefix, built, goal, what, why = '') {
   return [
     {
@@ -292,7 +301,7 @@ function weight(prefix, built, goal, what, why = '') {
       value: kb(built.initial.gzip),
       unit: 'kB',
       ...(goal && { goal, unmet: over(kb(built.initial.gzip), goal, built.initial) + why }),
-      detail: `${what}: initial chunks ${bytes(built.initial)}${byOrigin(built.initial)}`,
+      detail: `${what}: initial chunks ${bytes(built.initial)}${byOrigin(built.initial)}${why}`,
     },
     {
       name: `${prefix}-lazy-gzip-kb`,
@@ -325,6 +334,157 @@ function increment(prefix, without, withIt, what, goal = '<= 15') {
       detail: detail('lazy'),
     },
   ];
+}
+
+/**
+ * The parts of the store, by file (lib/store/ and the IndexedDB connection); `partOfName` moves a
+ * declaration of any of these files to the undo, seen-result or ledger part by its name.
+ */
+const storeFileParts = {
+  'store shell': ['store-shell', 'store-listeners', 'store-engine', 'offload-store'],
+  'store operations': [
+    'store-operations',
+    'thread-change',
+    'thread-record',
+    'store-expiry',
+    'store-reads',
+    'store-read-error',
+    'store-failures',
+    'store-records',
+    'eviction-words',
+    'text-chunks',
+  ],
+  'IndexedDB engine and connection': ['indexeddb-engine', 'indexeddb-store', 'store-broadcast', 'indexeddb-connection'],
+  'IndexedDB tx': ['indexeddb-tx'],
+  'IndexedDB schema and unreadable scan': ['indexeddb-schema', 'unreadable-scan'],
+  'record checks': ['record-checks'],
+  'memory store': ['memory-store', 'memory-tables', 'memory-journal'],
+  ledger: ['store-requests'],
+};
+
+/** A store declaration's part by its name, wherever it is: Block's undo and turns, the seen-result record (A1, A2), the ledger. */
+function partOfName(name) {
+  if (/undo|restore|settle|evictToFit/i.test(name)) return 'undo and turns (O8)';
+  if (/seen/i.test(name)) return 'seen-result record (A1, A2)';
+  if (/request|cleared|byStepAndRank|ledger/i.test(name)) return 'ledger';
+  return undefined;
+}
+
+/**
+ * What each part of the package weighs in the app `fixture`, built as buildApp builds it but with
+ * the package's specifiers resolved to its sources (lib/, adapters/, inspector/), so each module
+ * keeps its own file: the package by folder, and the store by part (storeFileParts, partOfName: a
+ * store file's top-level declarations and class members are attributed one by one). Each part's
+ * code as the bundle rendered it (tree-shaken), minified and gzipped (level 9) alone, in bytes:
+ * apart, the parts sum to more than the whole.
+ */
+async function packageParts(fixture, outDir) {
+  const sources = {
+    'tool-output-offload': 'lib/index.ts',
+    'tool-output-offload/agent': 'lib/agent.ts',
+  };
+  const built = await build({
+    configFile: false,
+    root: join(here, fixture),
+    base: './',
+    cacheDir: join(outDir, '.vite-cache'),
+    logLevel: 'warn',
+    mode: 'production',
+    plugins: [
+      {
+        name: 'package-sources',
+        enforce: 'pre',
+        resolveId(source) {
+          return sources[source] ? join(root, sources[source]) : null;
+        },
+      },
+    ],
+    build: { outDir, write: false, modulePreload: { polyfill: false }, reportCompressedSize: false },
+  });
+  const outputs = (Array.isArray(built) ? built : [built]).flatMap((o) => o.output);
+  // Only the chunks the HTML loads first: the entry and its static imports.
+  const entry = outputs.find((c) => c.type === 'chunk' && c.isEntry);
+  const initial = new Set();
+  const stack = [entry.fileName];
+  while (stack.length > 0) {
+    const file = stack.pop();
+    if (initial.has(file)) continue;
+    initial.add(file);
+    stack.push(...(outputs.find((c) => c.fileName === file)?.imports ?? []));
+  }
+  const folders = new Map();
+  /** The store's modules, each a list of segments of one part: a statement, or a class's members. */
+  const store = [];
+  for (const chunk of outputs.filter((c) => initial.has(c.fileName))) {
+    for (const [id, module] of Object.entries(chunk.modules)) {
+      if (!module.code || !id.startsWith(root) || id.includes('/node_modules/')) continue;
+      const file = id.slice(root.length);
+      const folder = /^(lib|adapters|inspector)\/[^/]+\//.exec(file)?.[0] ?? file;
+      folders.set(folder, `${folders.get(folder) ?? ''}${module.code}\n`);
+      const base = /([^/]+)\.ts$/.exec(file)?.[1];
+      const filePart = Object.entries(storeFileParts).find(([, files]) => files.includes(base))?.[0];
+      if (filePart && (file.startsWith('lib/store/') || file === 'lib/shared/indexeddb-connection.ts'))
+        store.push(segments(module.code, filePart));
+    }
+  }
+  const gzipped = (text) =>
+    gzip(minifySync('part.js', text, { compress: false, mangle: { toplevel: true }, module: true }).code);
+  const whole = gzipped(render(store, () => true));
+  const parts = [...new Set(store.flat().flatMap((s) => (s.members ? s.members.map((m) => m.part) : [s.part])))];
+  return {
+    folders: Object.fromEntries([...folders].map(([folder, text]) => [folder, gzipped(text)])),
+    store: whole,
+    // What each part adds: the store gzipped whole, less the store gzipped without it.
+    storeParts: Object.fromEntries(parts.map((part) => [part, whole - gzipped(render(store, (p) => p !== part))])),
+  };
+}
+
+const gzip = (text) => gzipSync(text, { level: 9 }).length;
+
+/** A module's top-level statements, each of its file's part or of the part its name says (partOfName); a class's members one by one. */
+function segments(code, filePart) {
+  return parseAst(code).body.map((statement) => {
+    const node =
+      statement.type === 'ExportNamedDeclaration' && statement.declaration ? statement.declaration : statement;
+    const name = node.id?.name ?? node.declarations?.[0]?.id?.name ?? '';
+    const part = partOfName(name) ?? filePart;
+    if (node.type !== 'ClassDeclaration') return { part, code: code.slice(statement.start, statement.end) };
+    return {
+      head: code.slice(statement.start, node.body.start + 1),
+      members: node.body.body.map((member) => ({
+        part: partOfName(member.key?.name ?? member.key?.value ?? '') ?? part,
+        code: code.slice(member.start, member.end),
+      })),
+    };
+  });
+}
+
+/** The store's code with only the segments whose part `keep` accepts. */
+function render(modules, keep) {
+  const text = (segment) =>
+    segment.members
+      ? `${segment.head}${segment.members
+          .filter((m) => keep(m.part))
+          .map((m) => m.code)
+          .join('\n')}}`
+      : keep(segment.part)
+        ? segment.code
+        : '';
+  return modules.map((segments) => segments.map(text).join('\n')).join('\n');
+}
+
+/** ". By part (kB, …): …", for a figure's detail and `unmet`. */
+function partsText(parts) {
+  const list = (sizes) =>
+    Object.entries(sizes)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, size]) => `${name} ${kb(size)}`)
+      .join(', ');
+  return (
+    '. By part, built from the sources (kB): the package by folder, each minified and gzipped alone: ' +
+    `${list(parts.folders)}; the store (lib/store/ and the IndexedDB connection) ${kb(parts.store)} minified and gzipped ` +
+    `together, and what each of its parts adds to that (the store gzipped without it, subtracted): ${list(parts.storeParts)}`
+  );
 }
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.json': 'application/json' };

@@ -1,33 +1,20 @@
 import { type OffloadTransaction, queueRange, textRange, threadRange } from './indexeddb-schema.js';
 import type { RequestRecord, StoreFailure } from './offload-store.js';
-import {
-  byStepAndRank,
-  chunkProblem,
-  clearedProblem,
-  entryProblem,
-  evictionProblem,
-  failureProblem,
-  requestFields,
-  requestProblem,
-  seenProblem,
-  stagedProblem,
-  threadProblem,
-  UnreadableLog,
-  undoProblem,
-} from './record-checks.js';
+import { byStepAndRank, chunkProblem, entryProblem, requestFields, UnreadableLog } from './record-checks.js';
 import { failureFields } from './store-failures.js';
 import {
   type ClearedRecord,
   defaultLogRetention,
   type EntryRecord,
   type LoggedEviction,
+  type LogName,
   type SeenRecord,
   type StagedRecord,
   type StoreTx,
   type ThreadRecord,
   type UndoRecord,
 } from './store-records.js';
-import { clearUnreadable } from './unreadable-scan.js';
+import { checkedStores, clearUnreadable, type RecordStoreName } from './unreadable-scan.js';
 
 /** Characters of text a stage serializes in one main-thread task at most (a chunk is never split). */
 const charsPerTask = 262_144;
@@ -48,27 +35,18 @@ export class IdbTx implements StoreTx {
     readonly logRetention = defaultLogRetention,
   ) {}
 
+  /** The record when it is well-formed (checkedStores), else undefined: skipped, and reported unless absent. */
+  #checked<T>(name: RecordStoreName, record: unknown): T | undefined {
+    const { problem, keyOf } = checkedStores[name];
+    return this.unreadable.check<T>(name, keyOf(record as Record<string, unknown> | undefined), record, problem);
+  }
   #entry(record: unknown): EntryRecord | undefined {
-    const checked = this.unreadable.check<EntryRecord>('entries', keyOf(record, 'key'), record, entryProblem);
+    const checked = this.#checked<EntryRecord>('entries', record);
     if (!checked && record !== undefined) {
       const { threadId, key } = record as { threadId: unknown; key: unknown };
       this.#damage.set(`${threadId} ${key}`, `its record is malformed: ${entryProblem(record)}`);
     }
     return checked;
-  }
-  #eviction(record: unknown): LoggedEviction | undefined {
-    return this.unreadable.check<LoggedEviction>(
-      'evictions',
-      (record as { id?: unknown })?.id,
-      record,
-      evictionProblem,
-    );
-  }
-  #undo(record: unknown): UndoRecord | undefined {
-    return this.unreadable.check<UndoRecord>('undo', keyOf(record, 'turnId'), record, undoProblem);
-  }
-  #staged(record: unknown): StagedRecord | undefined {
-    return this.unreadable.check<StagedRecord>('staged', keyOf(record, 'key'), record, stagedProblem);
   }
 
   damage(threadId: string, key: string): string | undefined {
@@ -76,8 +54,7 @@ export class IdbTx implements StoreTx {
   }
 
   async thread(threadId: string) {
-    const record = await this.tx.objectStore('threads').get(threadId);
-    return this.unreadable.check<ThreadRecord>('threads', threadId, record, threadProblem);
+    return this.#checked<ThreadRecord>('threads', await this.tx.objectStore('threads').get(threadId));
   }
   /** The thread's record as stored, even malformed: a write that rebuilds it must know it was there. */
   async threadExists(threadId: string) {
@@ -126,11 +103,11 @@ export class IdbTx implements StoreTx {
   }
 
   async staged(threadId: string, key: string) {
-    return this.#staged(await this.tx.objectStore('staged').get([threadId, key]));
+    return this.#checked<StagedRecord>('staged', await this.tx.objectStore('staged').get([threadId, key]));
   }
   async stagedOf(threadId: string) {
     const all = await this.tx.objectStore('staged').getAll(threadRange(threadId));
-    return all.flatMap((record) => this.#staged(record) ?? []);
+    return all.flatMap((record) => this.#checked<StagedRecord>('staged', record) ?? []);
   }
   async putStaged(record: StagedRecord) {
     await this.tx.objectStore('staged').put(record);
@@ -191,7 +168,7 @@ export class IdbTx implements StoreTx {
   async evictionsOf(threadId?: string) {
     const evictions = this.tx.objectStore('evictions');
     const all = await (threadId === undefined ? evictions.getAll() : evictions.index('byThread').getAll(threadId));
-    return all.flatMap((record) => this.#eviction(record) ?? []);
+    return all.flatMap((record) => this.#checked<LoggedEviction>('evictions', record) ?? []);
   }
   async evictionsOfKey(threadId: string, key: string) {
     // Index order is the primary key's within one [threadId, key]: ids only grow, so oldest first.
@@ -199,12 +176,11 @@ export class IdbTx implements StoreTx {
       .objectStore('evictions')
       .index('byKey')
       .getAll(IDBKeyRange.only([threadId, key]));
-    return own.flatMap((record) => this.#eviction(record) ?? []);
+    return own.flatMap((record) => this.#checked<LoggedEviction>('evictions', record) ?? []);
   }
 
   async seen(threadId: string, key: string) {
-    const record = await this.tx.objectStore('seen').get([threadId, key]);
-    return this.unreadable.check<SeenRecord>('seen', keyOf(record, 'key'), record, seenProblem);
+    return this.#checked<SeenRecord>('seen', await this.tx.objectStore('seen').get([threadId, key]));
   }
   async putSeen(record: SeenRecord) {
     await this.tx.objectStore('seen').put(record);
@@ -217,23 +193,29 @@ export class IdbTx implements StoreTx {
     for (let cursor = await index.openCursor(range); cursor; cursor = await cursor.continue()) await cursor.delete();
   }
 
-  async trimEvictions(threadId: string, loggedAtMost = Number.POSITIVE_INFINITY) {
-    if (loggedAtMost > this.logRetention) await trimThreadLog(this.tx, 'evictions', threadId, this.logRetention);
+  logSize(log: LogName, threadId: string) {
+    return this.tx.objectStore(log).index('byThread').count(threadId);
+  }
+  async deleteOldestLogged(log: LogName, threadId: string, count: number) {
+    const store = this.tx.objectStore(log);
+    // Within one index key, records come in primary key order: the oldest first.
+    let left = count;
+    for (let cursor = await store.index('byThread').openKeyCursor(threadId); cursor && left > 0; left--) {
+      await store.delete(cursor.primaryKey);
+      cursor = await cursor.continue();
+    }
   }
 
   async failures(threadId?: string) {
     const failures = this.tx.objectStore('failures');
     const all = await (threadId === undefined ? failures.getAll() : failures.index('byThread').getAll(threadId));
     return all.flatMap((record) => {
-      const failure = this.unreadable.check<StoreFailure>('failures', record?.id, record, failureProblem);
+      const failure = this.#checked<StoreFailure>('failures', record);
       return failure ? [failureFields(failure)] : [];
     });
   }
   async addFailure(record: StoreFailure) {
     await this.tx.objectStore('failures').add(record);
-  }
-  trimFailures(threadId: string) {
-    return trimThreadLog(this.tx, 'failures', threadId, this.logRetention);
   }
   async deleteFailures(threadId: string) {
     const failures = this.tx.objectStore('failures');
@@ -244,11 +226,11 @@ export class IdbTx implements StoreTx {
   }
 
   async undo(threadId: string, turnId: string) {
-    return this.#undo(await this.tx.objectStore('undo').get([threadId, turnId]));
+    return this.#checked<UndoRecord>('undo', await this.tx.objectStore('undo').get([threadId, turnId]));
   }
   async undoOf(threadId: string) {
     const all = await this.tx.objectStore('undo').getAll(threadRange(threadId));
-    return all.flatMap((record) => this.#undo(record) ?? []);
+    return all.flatMap((record) => this.#checked<UndoRecord>('undo', record) ?? []);
   }
   async putUndo(record: UndoRecord) {
     await this.tx.objectStore('undo').put(record);
@@ -257,18 +239,15 @@ export class IdbTx implements StoreTx {
     return this.tx.objectStore('undo').delete([threadId, turnId]);
   }
 
-  #cleared(record: unknown): ClearedRecord | undefined {
-    return this.unreadable.check<ClearedRecord>('cleared', keyOf(record, 'toolCallId'), record, clearedProblem);
-  }
   async clearedOne(threadId: string, toolCallId: string) {
-    return this.#cleared(await this.tx.objectStore('cleared').get([threadId, toolCallId]));
+    return this.#checked<ClearedRecord>('cleared', await this.tx.objectStore('cleared').get([threadId, toolCallId]));
   }
   async clearedOf(threadId: string) {
     // Through [threadId, step, rank]: in order already (a record lacking either is in no index;
     // the scan of unreadable records finds it).
     const range = IDBKeyRange.bound([threadId, -Infinity, -Infinity], [threadId, Infinity, Infinity]);
     const all = await this.tx.objectStore('cleared').index('byStep').getAll(range);
-    return all.flatMap((record) => this.#cleared(record) ?? []).sort(byStepAndRank);
+    return all.flatMap((record) => this.#checked<ClearedRecord>('cleared', record) ?? []).sort(byStepAndRank);
   }
   async putCleared(record: ClearedRecord) {
     await this.tx.objectStore('cleared').put(record);
@@ -284,7 +263,7 @@ export class IdbTx implements StoreTx {
     const range = IDBKeyRange.bound([threadId, after ?? -Infinity], [threadId, Infinity], after !== undefined);
     const all = await this.tx.objectStore('requests').getAll(range);
     return all.flatMap((record) => {
-      const checked = this.unreadable.check<RequestRecord>('requests', keyOf(record, 'step'), record, requestProblem);
+      const checked = this.#checked<RequestRecord>('requests', record);
       // Only its own fields: whatever else another writer put in (a text) is not handed on.
       return checked ? [requestFields(checked)] : [];
     });
@@ -302,28 +281,5 @@ export class IdbTx implements StoreTx {
   }
   deleteRequestsThrough(threadId: string, maxStep: number) {
     return this.tx.objectStore('requests').delete(IDBKeyRange.bound([threadId, -Infinity], [threadId, maxStep]));
-  }
-}
-
-/** A record's key in an object store keyed by [threadId, field] (IndexedDB requires both to be there). */
-function keyOf(record: unknown, field: string): unknown[] {
-  const fields = record as Record<string, unknown> | undefined;
-  return [fields?.threadId, fields?.[field]];
-}
-
-/** Deletes the oldest records of a thread's log (evictions or failures) beyond `keep`: ids only grow. */
-async function trimThreadLog(
-  tx: OffloadTransaction,
-  name: 'evictions' | 'failures',
-  threadId: string,
-  keep: number,
-): Promise<void> {
-  const store = tx.objectStore(name);
-  const index = store.index('byThread');
-  let excess = (await index.count(threadId)) - keep;
-  // Within one index key, records come in primary key order: the oldest first.
-  for (let cursor = excess > 0 ? await index.openKeyCursor(threadId) : null; cursor && excess > 0; excess--) {
-    await store.delete(cursor.primaryKey);
-    cursor = await cursor.continue();
   }
 }

@@ -6,6 +6,7 @@ import {
   defaultLogRetention,
   type EntryRecord,
   type LoggedEviction,
+  type LogName,
   type SeenRecord,
   type StagedRecord,
   type StoreTx,
@@ -128,6 +129,19 @@ const copy = <T extends object>(value: T | undefined): T | undefined =>
 /** Undo records nest their steps. */
 const deepCopy = <T>(value: T | undefined): T | undefined => (value === undefined ? undefined : structuredClone(value));
 
+/**
+ * The `count` lowest ids of a log. Ids only grow; a rollback may put one back out of insertion
+ * order, so they are compared. A write past the retention drops one: a scan, not a sort.
+ */
+function oldestIds(log: Map<number, unknown>, count: number): number[] {
+  if (count === 1) {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const id of log.keys()) if (id < oldest) oldest = id;
+    return [oldest];
+  }
+  return [...log.keys()].sort((a, b) => a - b).slice(0, count);
+}
+
 /** `StoreTx` over the memory tables; records are copied in and out so no caller shares them. */
 export class MemoryTx implements StoreTx {
   constructor(
@@ -241,24 +255,18 @@ export class MemoryTx implements StoreTx {
     }
   }
 
-  async trimEvictions(threadId: string) {
-    for (const id of this.#beyondRetention(of(this.tables.evictions, threadId))) await this.deleteEviction(id);
+  get logRetention() {
+    return this.tables.logRetention;
   }
-
-  /**
-   * The ids of a thread's log (evictions or failures) beyond the log retention, the lowest. Ids only
-   * grow; a rollback may put one back out of insertion order, so they are compared. A write past the
-   * retention drops one: a scan, not a sort.
-   */
-  #beyondRetention(log: Map<number, unknown>): number[] {
-    const excess = log.size - this.tables.logRetention;
-    if (excess <= 0) return [];
-    if (excess === 1) {
-      let oldest = Number.POSITIVE_INFINITY;
-      for (const id of log.keys()) if (id < oldest) oldest = id;
-      return [oldest];
+  async logSize(log: LogName, threadId: string) {
+    return (this.tables[log].get(threadId)?.size ?? 0) as number;
+  }
+  async deleteOldestLogged(log: LogName, threadId: string, count: number) {
+    const records = of(this.tables[log] as Map<string, Map<number, unknown>>, threadId);
+    for (const id of oldestIds(records, count)) {
+      if (log === 'evictions') await this.deleteEviction(id);
+      else this.journal.delete(records, id);
     }
-    return [...log.keys()].sort((a, b) => a - b).slice(0, excess);
   }
 
   async failures(threadId?: string) {
@@ -270,10 +278,6 @@ export class MemoryTx implements StoreTx {
   }
   async addFailure(record: StoreFailure) {
     this.journal.set(of(this.tables.failures, record.threadId), this.tables.nextFailureId++, copy(record)!);
-  }
-  async trimFailures(threadId: string) {
-    const log = of(this.tables.failures, threadId);
-    for (const id of this.#beyondRetention(log)) this.journal.delete(log, id);
   }
   async deleteFailures(threadId: string) {
     const log = of(this.tables.failures, threadId);

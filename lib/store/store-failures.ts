@@ -1,6 +1,6 @@
 import type { StoreEvent, StoreFailure } from './offload-store.js';
 import { failureProblem } from './record-checks.js';
-import type { Outcome, StoreTx } from './store-records.js';
+import { type Outcome, type StoreTx, trimLog } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /**
@@ -9,7 +9,7 @@ import { rebuiltThread } from './thread-record.js';
  */
 export async function recordFailure(tx: StoreTx, failure: StoreFailure): Promise<Outcome<void>> {
   await tx.addFailure(failure);
-  await tx.trimFailures(failure.threadId);
+  await trimLog(tx, 'failures', failure.threadId);
   const thread = (await tx.thread(failure.threadId)) ?? (await rebuiltThread(tx, failure.threadId));
   return { value: undefined, events: [failedEvent(failure, thread.totalBytes, thread.maxTotalBytes)] };
 }

@@ -12,7 +12,7 @@ import type {
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
 import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
-import { newTextId, type Outcome, type StagedRecord, type StoreTx, type UndoRecord } from './store-records.js';
+import { newTextId, type Outcome, type StagedRecord, type StoreTx, trimLog, type UndoRecord } from './store-records.js';
 import { chunkText } from './text-chunks.js';
 import { ThreadChange } from './thread-change.js';
 import { holdToBound } from './thread-record.js';
@@ -368,7 +368,7 @@ export async function clearThread(
     await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq, ...tool });
     lastSeq = Math.max(lastSeq, seq);
   }
-  if (cleared.size > 0) await tx.trimEvictions(threadId);
+  if (cleared.size > 0) await trimLog(tx, 'evictions', threadId);
   const keys = new Set([...cleared.keys(), ...failed, ...staged]);
   // The thread's counter stays, so a seq is never reused even after a clear; so does its bound.
   // Its request steps count from 1 again (the ledger they numbered is gone).

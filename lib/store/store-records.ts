@@ -150,11 +150,12 @@ export interface StoreTx {
    * is restored); its cost must not grow with the thread's log.
    */
   evictionsOfKey(threadId: string, key: string): Promise<LoggedEviction[]>;
-  /**
-   * Deletes the thread's oldest eviction records beyond the store's log retention. `loggedAtMost`,
-   * when given, bounds the log's length: a log that cannot be over the retention costs no request.
-   */
-  trimEvictions(threadId: string, loggedAtMost?: number): Promise<void>;
+  /** Eviction and failure records kept per thread, the newest (the store's `logRetention`; trimLog keeps it). */
+  readonly logRetention: number;
+  /** How many records the thread's log holds (malformed ones too). */
+  logSize(log: LogName, threadId: string): Promise<number>;
+  /** Deletes the thread's `count` oldest records of the log (ids only grow). */
+  deleteOldestLogged(log: LogName, threadId: string, count: number): Promise<void>;
 
   /** Why the key's entry or text was found unreadable in this operation, if it was. */
   damage?(threadId: string, key: string): string | undefined;
@@ -164,8 +165,6 @@ export interface StoreTx {
   /** The thread's recorded failures (every thread's without one), in the order recorded. */
   failures(threadId?: string): Promise<StoreFailure[]>;
   addFailure(record: StoreFailure): Promise<void>;
-  /** Deletes the thread's oldest failure records beyond the store's log retention. */
-  trimFailures(threadId: string): Promise<void>;
   deleteFailures(threadId: string): Promise<void>;
 
   seen(threadId: string, key: string): Promise<SeenRecord | undefined>;
@@ -193,6 +192,24 @@ export interface StoreTx {
   putRequest(record: RequestRecord): Promise<void>;
   /** Deletes the thread's ledger records of steps up to `maxStep`; its cost grows with what it deletes. */
   deleteRequestsThrough(threadId: string, maxStep: number): Promise<void>;
+}
+
+/** A thread's logs, each kept at its newest `logRetention` records. */
+export type LogName = 'evictions' | 'failures';
+
+/**
+ * Deletes the thread's oldest records of the log beyond the store's log retention. `loggedAtMost`,
+ * when given, bounds the log's length: a log that cannot be over the retention costs no request.
+ */
+export async function trimLog(
+  tx: StoreTx,
+  log: LogName,
+  threadId: string,
+  loggedAtMost = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  if (loggedAtMost <= tx.logRetention) return;
+  const excess = (await tx.logSize(log, threadId)) - tx.logRetention;
+  if (excess > 0) await tx.deleteOldestLogged(log, threadId, excess);
 }
 
 /** Eviction and failure records a store keeps per thread, the newest: its `logRetention` option's default. */

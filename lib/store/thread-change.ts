@@ -1,5 +1,5 @@
 import type { AppliedChange, EvictionReason, EvictionRecord, StoreEvent } from './offload-store.js';
-import type { EntryRecord, StoreTx, ThreadRecord, UndoRecord } from './store-records.js';
+import { type EntryRecord, type StoreTx, type ThreadRecord, trimLog, type UndoRecord } from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /** A change to a thread's entries, told with the thread's total after it (not a ledger record's 'request'). */
@@ -76,7 +76,8 @@ export class ThreadChange {
     this.write(this.tx.putThread(this.thread));
     // Each logged eviction is of a distinct seq below nextSeq (restoring one deletes its record), so
     // a thread with fewer results than the retention cannot be over it: no count to make.
-    if (this.evicted.length > 0) this.write(this.tx.trimEvictions(this.thread.threadId, this.thread.nextSeq - 1));
+    if (this.evicted.length > 0)
+      this.write(trimLog(this.tx, 'evictions', this.thread.threadId, this.thread.nextSeq - 1));
     if (this.undo && this.undo.steps.length > 0) this.write(this.tx.putUndo({ ...this.undo, at: this.now }));
     await Promise.all(this.#writes);
     const { totalBytes, maxTotalBytes: bound } = this.thread;

@@ -16,25 +16,34 @@ import {
   undoProblem,
 } from './record-checks.js';
 
-/** Each kind of record but chunks: how to check one, and its key in its object store. */
-const kinds: Array<{
-  name: Exclude<OffloadStoreName, 'chunks'>;
-  problem: (record: unknown) => string | undefined;
-  keyOf: (record: Record<string, unknown>) => unknown;
-}> = [
-  { name: 'threads', problem: threadProblem, keyOf: (record) => record.threadId },
-  { name: 'entries', problem: entryProblem, keyOf: (record) => [record.threadId, record.key] },
-  { name: 'staged', problem: stagedProblem, keyOf: (record) => [record.threadId, record.key] },
-  { name: 'undo', problem: undoProblem, keyOf: (record) => [record.threadId, record.turnId] },
-  { name: 'evictions', problem: evictionProblem, keyOf: (record) => record.id },
-  { name: 'failures', problem: failureProblem, keyOf: (record) => record.id },
-  { name: 'seen', problem: seenProblem, keyOf: (record) => [record.threadId, record.key] },
-  { name: 'cleared', problem: clearedProblem, keyOf: (record) => [record.threadId, record.toolCallId] },
-  { name: 'requests', problem: requestProblem, keyOf: (record) => [record.threadId, record.step] },
-];
+/** A kind of record but chunks (an object store of records). */
+export type RecordStoreName = Exclude<OffloadStoreName, 'chunks'>;
+
+type Fields = Record<string, unknown> | undefined;
+
+/**
+ * Each kind of record but chunks: how one is checked, and its key in its object store (its key
+ * path). The transaction's checked reads and the scan of unreadable records both go by it.
+ */
+export const checkedStores: Record<
+  RecordStoreName,
+  { problem: (record: unknown) => string | undefined; keyOf: (record: Fields) => unknown }
+> = {
+  threads: { problem: threadProblem, keyOf: (record) => record?.threadId },
+  entries: { problem: entryProblem, keyOf: (record) => [record?.threadId, record?.key] },
+  staged: { problem: stagedProblem, keyOf: (record) => [record?.threadId, record?.key] },
+  undo: { problem: undoProblem, keyOf: (record) => [record?.threadId, record?.turnId] },
+  evictions: { problem: evictionProblem, keyOf: (record) => record?.id },
+  failures: { problem: failureProblem, keyOf: (record) => record?.id },
+  seen: { problem: seenProblem, keyOf: (record) => [record?.threadId, record?.key] },
+  cleared: { problem: clearedProblem, keyOf: (record) => [record?.threadId, record?.toolCallId] },
+  requests: { problem: requestProblem, keyOf: (record) => [record?.threadId, record?.step] },
+};
+
+const kinds = Object.entries(checkedStores).map(([name, kind]) => ({ name: name as RecordStoreName, ...kind }));
 
 /** The records of one kind, of one thread (or all), as stored. */
-async function recordsOf(tx: OffloadTransaction, name: Exclude<OffloadStoreName, 'chunks'>, threadId?: string) {
+async function recordsOf(tx: OffloadTransaction, name: RecordStoreName, threadId?: string) {
   const store = tx.objectStore(name);
   if (threadId === undefined) return (await store.getAll()) as unknown[];
   if (name === 'threads') return [await store.get(threadId)].filter((record) => record !== undefined) as unknown[];

@@ -244,14 +244,17 @@ export function estimateTokensByScript(text: string): number {
   const table = kindTable();
   const length = text.length;
   let i = 0;
+  // The kind of the character at i, found as the run before it ended.
+  let at = length > 0 ? table[text.charCodeAt(0)]! : end;
   while (i <= length) {
     // The next run: characters of one kind.
     let next = end;
     let j = i;
     if (i < length) {
-      next = table[text.charCodeAt(i)]!;
+      next = at;
       for (j = i + 1; j < length; j++) {
-        if (table[text.charCodeAt(j)] !== next) break;
+        at = table[text.charCodeAt(j)]!;
+        if (at !== next) break;
       }
     } else j = length + 1;
 
