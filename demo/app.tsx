@@ -100,9 +100,11 @@ export function App() {
         onStream: (part) =>
           setStreaming((now) => {
             const shown = now ?? { text: '', toolCalls: [] };
-            return part.type === 'text-delta'
-              ? { ...shown, text: shown.text + part.text }
-              : { ...shown, toolCalls: [...shown.toolCalls, { id: part.id, name: part.name, args: part.args }] };
+            if (part.type === 'text-delta') return { ...shown, text: shown.text + part.text };
+            if (part.type === 'tool-call') {
+              return { ...shown, toolCalls: [...shown.toolCalls, { id: part.id, name: part.name, args: part.args }] };
+            }
+            return shown; // what the call cost: the Context tab shows it
           }),
         onTool: (name, started) => {
           running.set(name, (running.get(name) ?? 0) + (started ? 1 : -1));

@@ -31,6 +31,7 @@ export type {
   ModelReply,
   ModelRequest,
   ModelStreamPart,
+  ModelUsage,
   ToolSpec,
 } from './runtime/model.js';
 export { modelReply, type StreamEvent, type StreamListener } from './runtime/model-stream.js';

@@ -5,7 +5,7 @@ import { checkOptionNames, isRecord } from './shared/checks.js';
 
 export { type StoreContractOptions, storeContract } from './testing/store-contract.js';
 
-/** A reply, a stream of parts, or a function of the request giving either. */
+/** A reply (with the `usage` a provider would report, if any), a stream of parts, or a function of the request giving either. */
 export type ScriptedStep =
   | ModelReply
   | AsyncIterable<ModelStreamPart>
@@ -84,6 +84,8 @@ export async function* streamReply(
     await pause(delayMs, signal);
     yield { type: 'tool-call', id: call.id, name: call.name, args: call.args };
   }
+  // As a provider streams it: what the call cost, last.
+  if (reply.usage !== undefined) yield { type: 'usage', ...reply.usage };
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -4,7 +4,7 @@ import { checkOptionNames } from '../shared/checks.js';
 import { type ContentPart, isTextPart, joinText } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
-import { openAIStreamParts, parseArgs } from './openai-stream.js';
+import { openAIStreamParts, parseArgs, usageOf } from './openai-stream.js';
 
 /** The options of `openAICompatibleModel(options)`. */
 export interface OpenAICompatibleModelOptions {
@@ -206,9 +206,11 @@ function fromWireReply(reply: unknown, raw = JSON.stringify(reply)): ModelReply 
   }
   const { content, refusal, tool_calls } = message as { content?: unknown; refusal?: unknown; tool_calls?: unknown };
   const text = replyText(content) || (typeof refusal === 'string' ? refusal : '');
-  if (tool_calls === undefined || tool_calls === null) return { content: text };
+  const usage = usageOf((reply as { usage?: unknown }).usage);
+  const reported = usage === undefined ? {} : { usage };
+  if (tool_calls === undefined || tool_calls === null) return { content: text, ...reported };
   if (!Array.isArray(tool_calls)) throw new Error(`${who}: choices[0].message.tool_calls is not an array`);
-  return { content: text, toolCalls: tool_calls.map(fromWireCall) };
+  return { content: text, toolCalls: tool_calls.map(fromWireCall), ...reported };
 }
 
 function replyText(content: unknown): string {

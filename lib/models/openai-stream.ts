@@ -1,4 +1,4 @@
-import type { ModelStreamPart } from '../runtime/model.js';
+import type { ModelStreamPart, ModelUsage } from '../runtime/model.js';
 import { isRecord } from '../shared/checks.js';
 import { serverSentEvents } from './server-sent-events.js';
 
@@ -39,6 +39,8 @@ export async function* openAIStreamParts(
       throw new Error(`${who}: the server reported an error in mid-stream: ${excerpt(message)}`);
     }
     // The last chunk with stream_options.include_usage has no choices, only usage.
+    const usage = usageOf(chunk.usage);
+    if (usage !== undefined) yield { type: 'usage', ...usage };
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (!isRecord(choice)) continue;
     const delta = isRecord(choice.delta) ? choice.delta : {};
@@ -84,4 +86,21 @@ export function parseArgs(args: unknown): unknown {
   } catch {
     return args;
   }
+}
+
+/**
+ * A Chat Completions `usage` in the runtime's words: `prompt_tokens`, its
+ * `prompt_tokens_details.cached_tokens` and `completion_tokens`, each kept only when it is a count.
+ */
+export function usageOf(usage: unknown): ModelUsage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const counts: ModelUsage = {};
+  const keep = (name: keyof ModelUsage, value: unknown) => {
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) counts[name] = value;
+  };
+  keep('inputTokens', usage.prompt_tokens);
+  keep('cachedInputTokens', details.cached_tokens);
+  keep('outputTokens', usage.completion_tokens);
+  return Object.keys(counts).length > 0 ? counts : undefined;
 }

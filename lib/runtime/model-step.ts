@@ -1,4 +1,4 @@
-import { quoteForMessage } from '../shared/checks.js';
+import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { toContent } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { randomId } from '../shared/ids.js';
@@ -6,7 +6,7 @@ import { callHook, RunFailure } from './failure.js';
 import type { AssistantMessage, ToolCall } from './messages.js';
 import type { Middleware } from './middleware.js';
 import type { ModelReply, ModelRequest, ModelStreamPart } from './model.js';
-import { isModelStream, modelReply, replyShape } from './model-stream.js';
+import { checkedUsage, isModelStream, modelReply, replyShape } from './model-stream.js';
 import { buildSystemPrompt } from './prompt.js';
 import type { Session } from './session.js';
 import { checkWrites } from './state.js';
@@ -50,6 +50,12 @@ export async function modelStep(session: Session): Promise<AssistantMessage> {
     } catch (e) {
       if (signal.aborted) throw e;
       throw new RunFailure(`the model call failed: ${errorMessage(e)}`);
+    }
+    // Usage is the provider's word: the middleware that reads it (the ledger) sees only counts it can trust.
+    if (isRecord(reply) && 'usage' in reply) {
+      const usage = checkedUsage(reply.usage);
+      const { usage: _given, ...rest } = reply;
+      reply = usage === undefined ? rest : { ...rest, usage };
     }
     const toolCalls = Array.isArray(reply?.toolCalls) ? reply.toolCalls.length : 0;
     const details = { step, messages: req.messages?.length, toolCalls, streamed, ms: Date.now() - started };

@@ -1,11 +1,28 @@
 import { checkOptionNames, isRecord, quoteForMessage } from '../shared/checks.js';
 import { RunAborted, untilAborted } from './failure.js';
 import type { ToolCall } from './messages.js';
-import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart } from './model.js';
+import type { Model, ModelOutput, ModelReply, ModelRequest, ModelStreamPart, ModelUsage } from './model.js';
 
 /** The shape a model's reply must have, as error messages name it. */
 export const replyShape = '{ content: string | ContentPart[], toolCalls?: ToolCall[] }';
-const partShape = "{ type: 'text-delta', text: string } or { type: 'tool-call', id: string, name: string, args }";
+const partShape =
+  "{ type: 'text-delta', text: string }, { type: 'tool-call', id: string, name: string, args } or { type: 'usage', inputTokens?, cachedInputTokens?, outputTokens? }";
+
+const usageCounts = ['inputTokens', 'cachedInputTokens', 'outputTokens'] as const;
+
+/**
+ * The counts of a provider's usage that are finite numbers ≥ 0; undefined when none is. What a
+ * provider reports is input: a count of the wrong kind is dropped, never a failed run.
+ */
+export function checkedUsage(usage: unknown): ModelUsage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const kept: ModelUsage = {};
+  for (const name of usageCounts) {
+    const count = usage[name];
+    if (typeof count === 'number' && Number.isFinite(count) && count >= 0) kept[name] = count;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
 
 /** A part of a streamed reply as the app is told of it (createAgent's `onStream`). */
 export interface StreamEvent {
@@ -55,6 +72,7 @@ async function assemble(
   const iterator = stream[Symbol.asyncIterator]();
   let text = '';
   const toolCalls: ToolCall[] = [];
+  let usage: ModelUsage | undefined;
   let done = false;
   try {
     for (let index = 0; ; index++) {
@@ -67,6 +85,7 @@ async function assemble(
       }
       const part = checkedPart(next.value, index);
       if (part.type === 'text-delta') text += part.text;
+      else if (part.type === 'usage') usage = checkedUsage(part) ?? usage;
       else toolCalls.push({ id: part.id, name: part.name, args: part.args });
       if (onPart) tell(onPart, part);
     }
@@ -75,7 +94,11 @@ async function assemble(
     if (!done) Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
   if (signal.aborted) throw new RunAborted();
-  return toolCalls.length > 0 ? { content: text, toolCalls } : { content: text };
+  return {
+    content: text,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(usage === undefined ? {} : { usage }),
+  };
 }
 
 function checkedPart(part: unknown, index: number): ModelStreamPart {
@@ -84,6 +107,7 @@ function checkedPart(part: unknown, index: number): ModelStreamPart {
     if (part.type === 'tool-call' && typeof part.id === 'string' && typeof part.name === 'string') {
       return { type: 'tool-call', id: part.id, name: part.name, args: part.args };
     }
+    if (part.type === 'usage') return { type: 'usage', ...checkedUsage(part) };
   }
   throw new Error(`stream part ${index}: expected ${partShape}, got ${quoteForMessage(part)}`);
 }

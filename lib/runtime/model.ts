@@ -15,17 +15,37 @@ export interface ModelRequest {
   tools: readonly ToolSpec[];
 }
 
-/** A model's whole reply: its text (or content parts) and the tool calls it asks for. */
+/**
+ * What the provider said a model call cost, in its own tokens: the whole input, the part of it read
+ * from its prompt cache, and the reply. A count the provider did not give is left out; a 0 it gave
+ * stays 0. The runtime keeps only finite counts ≥ 0 (anything else is dropped, never a failed run).
+ */
+export interface ModelUsage {
+  /** The whole input: the system prompt, tools and messages, as the provider counted them. */
+  inputTokens?: number;
+  /** The part of the input the provider read from its prompt cache. */
+  cachedInputTokens?: number;
+  /** The reply. */
+  outputTokens?: number;
+}
+
+/** A model's whole reply: its text (or content parts), the tool calls it asks for, and what it cost. */
 export interface ModelReply {
   content: string | ContentPart[];
   toolCalls?: ToolCall[];
+  /** What the provider reported the call cost; the offload adds it to the request's ledger record. */
+  usage?: ModelUsage;
 }
 
 /**
- * One piece of a streamed reply: a piece of its text, or one whole tool call. The runtime joins
- * the text deltas and keeps the tool calls in the order they came.
+ * One piece of a streamed reply: a piece of its text, one whole tool call, or what the call cost
+ * (usually last). The runtime joins the text deltas, keeps the tool calls in the order they came,
+ * and takes the last usage part as the reply's `usage`.
  */
-export type ModelStreamPart = { type: 'text-delta'; text: string } | ({ type: 'tool-call' } & ToolCall);
+export type ModelStreamPart =
+  | { type: 'text-delta'; text: string }
+  | ({ type: 'tool-call' } & ToolCall)
+  | ({ type: 'usage' } & ModelUsage);
 
 /** What a model gives back: the whole reply, or a stream of its parts. */
 export type ModelOutput = ModelReply | AsyncIterable<ModelStreamPart>;

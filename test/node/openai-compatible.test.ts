@@ -186,6 +186,22 @@ describe('openAICompatibleModel: the reply', () => {
     expect(await model(request, { signal: signal() })).toEqual({ content: 'Done now.' });
   });
 
+  it("carries the server's usage: prompt, cached and completion tokens, each only where given as a count", async () => {
+    const withUsage = (usage: unknown) => json({ choices: [{ message: { role: 'assistant', content: 'hi' } }], usage });
+    const fetch = fakeFetch(
+      withUsage({ prompt_tokens: 900, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 0 } }),
+      withUsage({ completion_tokens: 3 }),
+      withUsage({ prompt_tokens: '900', completion_tokens: Number.POSITIVE_INFINITY }),
+      completion({ role: 'assistant', content: 'no usage' }),
+    );
+    const model = openAICompatibleModel({ baseUrl: 'http://x/v1', model: 'm', fetch });
+    const usageOf = async () => ((await model(request, { signal: signal() })) as { usage?: unknown }).usage;
+    expect(await usageOf()).toEqual({ inputTokens: 900, cachedInputTokens: 0, outputTokens: 12 });
+    expect(await usageOf()).toEqual({ outputTokens: 3 });
+    expect(await usageOf()).toBeUndefined();
+    expect(await usageOf()).toBeUndefined();
+  });
+
   it.each([
     [json({ error: { message: 'Incorrect API key provided' } }, 401), /HTTP 401.*check the API key.*Incorrect API key/],
     [

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, type ModelRequest, openAICompatibleModel, type StreamEvent, tool } from '../../lib/agent.js';
+import {
+  createAgent,
+  type ModelRequest,
+  modelReply,
+  openAICompatibleModel,
+  type StreamEvent,
+  tool,
+} from '../../lib/agent.js';
 
 /** SSE bytes of `events` (objects are sent as JSON), with `\r\n` or `\n` line ends, then `[DONE]` unless told. */
 function sse(events: unknown[], { done = true, crlf = false } = {}): Uint8Array {
@@ -110,8 +117,41 @@ describe('openAICompatibleModel({ stream: true })', () => {
     const result = await agentOver(server.fetch, seen).run('hi', { threadId: 't' });
     expect(result.status).toBe('completed');
     expect(result.output!.content).toEqual([{ type: 'text', text: 'Grüße — 😀 done.' }]);
-    expect(seen.map((e) => e.part)).toEqual(text.map((t) => ({ type: 'text-delta', text: t })));
+    // The usage chunk is the last part: what the call cost, in the server's tokens.
+    expect(seen.map((e) => e.part)).toEqual([
+      ...text.map((t) => ({ type: 'text-delta', text: t })),
+      { type: 'usage', inputTokens: 5, outputTokens: 4 },
+    ]);
     expect(server.bodies[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it("gives the reply the server's usage, its cached part too; a count it did not give stays absent, a 0 stays 0", async () => {
+    const usage = (fields: Record<string, unknown>) => ({ id: 'chunk', choices: [], usage: fields });
+    const cases: Array<[Record<string, unknown> | undefined, unknown]> = [
+      [
+        { prompt_tokens: 1200, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens: 0 },
+        { inputTokens: 1200, cachedInputTokens: 1024, outputTokens: 0 },
+      ],
+      [{ prompt_tokens: 7 }, { inputTokens: 7 }],
+      // What a server sends is input: counts of the wrong kind are dropped, never a failed run.
+      [
+        { prompt_tokens: 'many', completion_tokens: -1, prompt_tokens_details: { cached_tokens: Number.NaN } },
+        undefined,
+      ],
+      [undefined, undefined],
+    ];
+    for (const [fields, expected] of cases) {
+      const events = [delta({ content: 'ok' }), delta({}, 'stop'), ...(fields ? [usage(fields)] : [])];
+      const model = openAICompatibleModel({
+        baseUrl: 'http://llm.test/v1',
+        model: 'm',
+        stream: true,
+        fetch: endpoint(sse(events)).fetch,
+      });
+      const reply = await modelReply(model, request, { signal: new AbortController().signal });
+      expect(reply.content).toBe('ok');
+      expect(reply.usage).toEqual(expected);
+    }
   });
 
   it('assembles tool calls from deltas split across events, by index', async () => {

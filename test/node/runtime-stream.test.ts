@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAgent as createPublicAgent, type Middleware } from '../../lib/agent.js';
 import { createAgentLoop } from '../../lib/runtime/agent.js';
 import type { ModelStreamPart } from '../../lib/runtime/model.js';
 import type { StreamEvent } from '../../lib/runtime/model-stream.js';
@@ -121,7 +122,7 @@ describe('a streaming model', () => {
     }
     const bad = await createAgentLoop({ model: scriptedModel([odd()]) }).run('x', { threadId: 't' });
     expect(bad.reason).toBe(
-      `the model call failed: stream part 1: expected { type: 'text-delta', text: string } or { type: 'tool-call', id: string, name: string, args }, got {"type":"text","text":"wrong"}`,
+      `the model call failed: stream part 1: expected { type: 'text-delta', text: string }, { type: 'tool-call', id: string, name: string, args } or { type: 'usage', inputTokens?, cachedInputTokens?, outputTokens? }, got {"type":"text","text":"wrong"}`,
     );
   });
 
@@ -168,5 +169,39 @@ describe('scriptedModel({ stream })', () => {
     });
     await agent.run('x', { threadId: 't' });
     expect(seen).toEqual(['😀', '😀', '😀']);
+  });
+});
+
+describe("a model's usage", () => {
+  it('reaches the middleware with the reply, whole or streamed; counts of the wrong kind are dropped', async () => {
+    const seen: unknown[] = [];
+    const watcher: Middleware = {
+      name: 'usage-watcher',
+      wrapModelCall: async (request, next) => {
+        const reply = await next(request);
+        seen.push(reply.usage);
+        return reply;
+      },
+    };
+    const hostile = { inputTokens: -3, cachedInputTokens: 'all', outputTokens: Number.NaN } as never;
+    for (const stream of [false, true]) {
+      seen.length = 0;
+      const model = scriptedModel(
+        [
+          {
+            content: 'Let me echo.',
+            toolCalls: [call('echo', { text: 'hi' }, 'c1')],
+            usage: { inputTokens: 812, cachedInputTokens: 0 },
+          },
+          { content: 'Done.', usage: hostile },
+          { content: 'Again.' },
+        ],
+        { stream },
+      );
+      const agent = createPublicAgent({ model, tools: [echo], middleware: [watcher] });
+      expect((await agent.run('hello', { threadId: 't' })).status).toBe('completed');
+      expect((await agent.run('more', { threadId: 't' })).status).toBe('completed');
+      expect(seen).toEqual([{ inputTokens: 812, cachedInputTokens: 0 }, undefined, undefined]);
+    }
   });
 });
