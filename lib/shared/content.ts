@@ -14,12 +14,35 @@ export type ContentPart = TextPart | MediaPart;
 export interface FilePage {
   /** What is shown, one item a line: a file's lines (read_file), listed paths, matches, or a message. */
   readonly lines: readonly string[];
-  /** read_file's pages: `lines[i]` is line `offset + i + 1` of a file of `total` lines, and is printed with that number. */
-  readonly range?: { readonly offset: number; readonly total: number };
+  /** read_file's pages: `lines[i]` is (some of) line `offset + i + 1` of a file of `total` lines, and is printed with that number. */
+  readonly range?: PageRange;
   /** The tool's closing line, printed last: what it did not show and how to see it. */
   readonly note?: string;
   /** Set by `cutPage`: cut to `limitTokens`, from a page of `of` lines. */
   readonly cut?: { readonly limitTokens: number; readonly of: number };
+}
+
+/** Where a read_file page lies in its file, and what its closing line's call asks for. */
+export interface PageRange {
+  readonly offset: number;
+  readonly total: number;
+  /** The file as read_file was given it: the closing line's call names it. */
+  readonly path?: string;
+  /** The lines a page of this read_file holds at most: the limit its closing line's call asks for. */
+  readonly pageLines?: number;
+  /**
+   * Rows that show only part of their line (a line longer than a page's room, B5): only the first
+   * row (continuing a line) and the last (starting one) can be. `from` is the part's first
+   * character in its line (0-based), `length` the whole line's.
+   */
+  readonly parts?: readonly LinePart[];
+}
+
+/** A row of a read_file page that shows part of its line: characters [from, from + its text's length) of `length`. */
+export interface LinePart {
+  readonly row: number;
+  readonly from: number;
+  readonly length: number;
 }
 
 /** A JSON Schema object (draft 2020-12), as tools declare their arguments to a model. */

@@ -32,7 +32,7 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
       `Original size: ${utf8Bytes(text)} bytes, about ${estimateTokens(text)} tokens, 100 lines.`,
     );
     expect(shown).toContain(`Stored: all ${utf8Bytes(text)} bytes (100 lines).`);
-    expect(shown).toContain('read_file {"path":"/large_tool_results/abc_123","offset":10,"limit":100}');
+    expect(shown).toContain('read_file {"path":"/large_tool_results/abc_123","offset":10,"limit":2450}');
     expect(shown).toContain('grep {"pattern":"<regex>","path":"/large_tool_results/abc_123"}');
     expect(shown).toContain('First 10 of 100 lines:');
     expect(shown.endsWith(text.split('\n').slice(0, 10).join('\n'))).toBe(true);
