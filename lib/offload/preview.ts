@@ -4,6 +4,7 @@ import { pageLimits } from '../backends/file-tool-specs.js';
 import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+import { type JsonLayout, jsonShapeLines } from './json-layout.js';
 import { offloadMount } from './result-path.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
@@ -23,6 +24,10 @@ interface OffloadedText {
   storedBytes: number;
   /** The original's estimated tokens; default four characters a token. */
   originalTokens?: number;
+  /** Whether the stored copy was cut to maxResultBytes; default: whether it is shorter than the original. */
+  truncated?: boolean;
+  /** When the result is JSON: how it was stored, and its value, whose shape the preview shows (O14). */
+  json?: Pick<JsonLayout, 'layout' | 'value'>;
 }
 
 interface PreviewLimits {
@@ -76,8 +81,14 @@ interface LineCounts {
  * The header the model sees instead of a stored result (O1): the path, the tool, the original and
  * stored sizes, whether the stored copy was cut, and how to read the rest.
  */
-function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: LineCounts, shown: Shown): string {
-  const truncated = result.stored.length < result.original.length;
+function offloadHeader(
+  result: OffloadedText,
+  limits: PreviewLimits,
+  counts: LineCounts,
+  shown: Shown,
+  shape: readonly string[],
+): string {
+  const truncated = result.truncated ?? result.stored.length < result.original.length;
   const tool = JSON.stringify(cutToChars(result.toolName, maxToolNameChars));
   const stored = plural(counts.stored, 'line');
   const lines = [
@@ -88,6 +99,7 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
       ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
       : `Stored: all ${result.storedBytes} bytes (${stored}).`,
     readingLine(result.path, shown.next, limits.readTools),
+    ...shape,
   ];
   if (shown.lines > 0) lines.push(`First ${shown.lines} of ${stored}:`);
   return lines.join('\n');
@@ -149,26 +161,32 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   const original = countLines(result.original);
   // The stored copy is the original itself unless it was cut: counted once then.
   const counts = { original, stored: result.stored === result.original ? original : countLines(result.stored) };
-  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
-  const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
+  // A JSON result's lines are those of its laid-out copy; any other's, the original's.
+  const lineSource = result.json ? result.stored : result.original;
+  const sourceLines = result.json ? counts.stored : counts.original;
+  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, sourceLines - limits.previewLines));
+  const tail = tailWanted > 0 ? lastLines(lineSource, tailWanted) : [];
   const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
   return measure.fit(limits.thresholdTokens, (budget) => {
+    // A JSON result's shape first, in at most half the room: the records after it.
+    const shape = result.json ? jsonShapeLines(result.json, Math.max(0, Math.floor(budget / 2) - 1200)) : [];
     // The header's length barely depends on what is shown; measure it with the largest numbers.
     const widest = {
       lines: limits.previewLines,
       next: { offset: limits.previewLines, charOffset: maxPreviewLineChars },
     };
-    const room = budget - offloadHeader(result, limits, counts, widest).length;
-    const markerChars = tail.length > 0 ? tailMarker(counts.original, tail.length, counts.original).length + 1 : 0;
+    const room = budget - offloadHeader(result, limits, counts, widest, shape).length;
+    const markerChars = tail.length > 0 ? tailMarker(sourceLines, tail.length, sourceLines).length + 1 : 0;
     // With a tail, the first lines take at most half the room, so the last lines are shown too.
     const first = linesWithin(head, tail.length > 0 ? Math.floor((room - markerChars) / 2) : room);
     const last = linesWithin([...tail].reverse(), room - first.used - markerChars);
-    const header = offloadHeader(result, limits, counts, { lines: first.shown.length, next: nextAfter(first) });
+    const shown = { lines: first.shown.length, next: nextAfter(first) };
+    const header = offloadHeader(result, limits, counts, shown, shape);
     const parts = [header, ...first.shown];
     if (last.shown.length > 0) {
       // The marker only where lines were left out: a preview that shows them all goes straight on.
-      const omitted = counts.original - first.shown.length - last.shown.length;
-      if (omitted > 0) parts.push(tailMarker(omitted, last.shown.length, counts.original));
+      const omitted = sourceLines - first.shown.length - last.shown.length;
+      if (omitted > 0) parts.push(tailMarker(omitted, last.shown.length, sourceLines));
       parts.push(...last.shown.reverse());
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));

@@ -23,7 +23,7 @@ export interface FilePage {
 }
 
 /** Where a read_file page lies in its file, and what its closing line's call asks for. */
-export interface PageRange {
+interface PageRange {
   readonly offset: number;
   readonly total: number;
   /** The file as read_file was given it: the closing line's call names it. */
@@ -62,6 +62,36 @@ export function joinText(content: readonly ContentPart[]): string {
     .filter(isTextPart)
     .map((p) => p.text)
     .join('\n');
+}
+
+/**
+ * The text a `text/*` file part carries (its base64 data decoded as UTF-8), or undefined: images,
+ * audio, other files, and data that is not base64 of UTF-8 text pass on as they are (O5, O15).
+ */
+function documentText(part: ContentPart): string | undefined {
+  if (part.type !== 'file' || !/^text\//i.test(part.mimeType)) return undefined;
+  try {
+    const binary = atob(part.data);
+    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a part is carried as text: a text part, or a `text/*` file whose data is UTF-8 text (O15). */
+export function carriesText(part: ContentPart): boolean {
+  return part.type === 'text' || documentText(part) !== undefined;
+}
+
+/** All the text a result carries — its text parts and its `text/*` files, in order — joined with newlines (O15). */
+export function resultText(content: readonly ContentPart[]): string {
+  const texts: string[] = [];
+  for (const part of content) {
+    const text = part.type === 'text' ? part.text : documentText(part);
+    if (text !== undefined) texts.push(text);
+  }
+  return texts.join('\n');
 }
 
 /** `string | ContentPart[]` as parts, checking the parts' shape so bad input fails with a clear message. */

@@ -1,0 +1,320 @@
+// Every stored byte readable, in every way in (B5, O14–O16): long lines paged to their end by every
+// read_file the package offers, over both stores; JSON laid out the same through the three ways in;
+// text in file and document parts offloaded; errors offloaded and still errors.
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { createAgent, fakeModel, tool as langChainTool } from 'langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { withOffload } from '../../adapters/ai-sdk/index.js';
+import { offloadMiddleware } from '../../adapters/langchain/index.js';
+import { createAgent as createBuiltInAgent, fileTools, ToolOutcome, tool } from '../../lib/agent.js';
+import { CompositeBackend } from '../../lib/backends/composite-backend.js';
+import { MemoryBackend } from '../../lib/backends/memory-backend.js';
+import { ToolOutputOffload } from '../../lib/index.js';
+import type { ToolOutcome as Outcome } from '../../lib/runtime/outcome.js';
+import { estimateTokens } from '../../lib/shared/text.js';
+import { scriptedModel } from '../../lib/testing.js';
+import { calls, reply } from '../node/offload-harness.js';
+import { deleteContextStores, contextStores as stores } from './fixtures/context-stores.js';
+import { type ReadFile, reachedFraction, readBack } from './fixtures/read-back.js';
+import { successText, toolContext } from './fixtures/tool-context.js';
+
+afterEach(deleteContextStores);
+
+const thread = 'chat-1';
+
+/** Texts with lines far longer than a page: a minified script, one-line HTML, CRLF logs with a long line. */
+function longLineTexts(): Record<string, string> {
+  const script = Array.from({ length: 4000 }, (_, i) => `function f${i}(a){return a*${i}+"😀"}`).join(';');
+  const html = `<html><body>${Array.from({ length: 3000 }, (_, i) => `<div class="row">item ${i}</div>`).join('')}</body></html>`;
+  const logs = Array.from({ length: 800 }, (_, i) => (i === 400 ? `ERR ${'x'.repeat(50_000)}` : `line ${i} ok`)).join(
+    '\r\n',
+  );
+  return { script, html, logs };
+}
+
+/** Every read_file of the package over one offload: the built-in agent's, the offload's own, the AI SDK's and LangChain's. */
+function readers(offload: ToolOutputOffload): Record<string, ReadFile> {
+  const builtIn = fileTools(
+    new CompositeBackend(new MemoryBackend(), { [ToolOutputOffload.mount]: offload.backend(thread) }),
+  )[0]!;
+  const own = offload.readTools(thread).find((t) => t.name === 'read_file')!;
+  const aiSdk = withOffload(offload, {}, { threadId: thread }).tools.read_file;
+  const langChain = offloadMiddleware(offload).tools!.find((t) => t.name === 'read_file')!;
+  return {
+    'fileTools (built-in agent)': async (args) => {
+      const text = successText(await builtIn.execute(args, toolContext(thread)));
+      if (typeof text !== 'string') throw new Error(JSON.stringify(text));
+      return text;
+    },
+    'offload.readTools()': async (args) => {
+      const { text, isError } = await own.run(args);
+      if (isError) throw new Error(text);
+      return text;
+    },
+    'AI SDK read tools': async (args) =>
+      (await aiSdk.execute!(args as never, { toolCallId: 'r', messages: [] } as never)) as unknown as string,
+    'LangChain read tools': async (args) => {
+      const message = (await (langChain as { invoke: (a: unknown, c: unknown) => Promise<ToolMessage> }).invoke(
+        { ...args },
+        { configurable: { thread_id: thread }, toolCall: { id: 'r', name: 'read_file', args } },
+      )) as ToolMessage;
+      if (message.status === 'error') throw new Error(message.text);
+      return message.text;
+    },
+  };
+}
+
+describe('long lines paged to the end (B5)', () => {
+  for (const kind of stores) {
+    it(`${kind.name}: every character of each stored text is reached by every read_file, following only the preview and each page`, async () => {
+      const offload = new ToolOutputOffload({ store: kind.open(), thresholdTokens: 1000 });
+      for (const [name, text] of Object.entries(longLineTexts())) {
+        const shown = await offload.offloadResult({ threadId: thread, callId: name, toolName: name, content: text });
+        expect(shown.kind).toBe('stored');
+        const stored = await offload.store.read(thread, shown.path!.split('/').pop()!);
+        for (const [reader, readFile] of Object.entries(readers(offload))) {
+          const read = await readBack(shown.text, readFile);
+          expect(reachedFraction(stored, read), `${name} through ${reader}`).toBe(1);
+          // Each page within the read tool's threshold (the offload's cut, O11) and the built-in page.
+          for (const chars of read.pages) expect(chars).toBeLessThanOrEqual(5000 * 4);
+          // About as many calls as pages of the threshold's size: every page full.
+          expect(read.calls, `${name} through ${reader}`).toBeLessThanOrEqual(
+            Math.ceil(estimateTokens(stored) / 900) + 2,
+          );
+        }
+      }
+    });
+  }
+});
+
+/** A 2,000-order API response, as one line of JSON: what `fetch().text()` or JSON.stringify returns. */
+const orders = {
+  orders: Array.from({ length: 2000 }, (_, i) => ({
+    id: i,
+    status: i % 3 ? 'shipped' : 'open',
+    customer: { name: `Customer ${i}`, email: `c${i}@example.com` },
+    items: [{ sku: `SKU-${i}`, qty: (i % 5) + 1 }],
+    total: 1.5,
+  })),
+  page: 1,
+  next: 'cursor-2',
+};
+const ordersText = JSON.stringify(orders);
+
+describe('JSON laid out the same through the three ways in (O14)', () => {
+  for (const kind of stores) {
+    it(`${kind.name}: the built-in agent, the AI SDK and LangChain store the same text, one record a line`, async () => {
+      const store = kind.open();
+      const offload = new ToolOutputOffload({ store, thresholdTokens: 1000 });
+      const storedOf = async (threadId: string) => {
+        const [entry] = await store.list(threadId);
+        return { text: await store.read(threadId, entry!.key), preview: entry!.preview };
+      };
+
+      // The built-in agent: a tool returning the text.
+      const api = tool({
+        name: 'api',
+        description: 'orders',
+        parameters: { type: 'object' },
+        execute: () => ordersText,
+      });
+      const agent = createBuiltInAgent({
+        model: scriptedModel([calls(['api', {}, 'c1']), reply()]),
+        tools: [api],
+        middleware: [offload],
+      });
+      await agent.run('go', { threadId: 'built-in' });
+
+      // The AI SDK: a JSON value (the default model output of a tool returning an object).
+      const { tools } = withOffload(
+        offload,
+        { api: { inputSchema: z.object({}), execute: async () => orders } as never },
+        { threadId: 'ai-sdk' },
+      );
+      const aiOutput = await (
+        tools.api as { toModelOutput: (o: unknown) => Promise<{ type: string; value: string }> }
+      ).toModelOutput({
+        toolCallId: 'c1',
+        input: {},
+        output: JSON.parse(ordersText),
+      });
+
+      // LangChain: a tool returning the text.
+      const lcTool = langChainTool(() => ordersText, { name: 'api', description: 'orders', schema: z.object({}) });
+      const lcAgent = createAgent({
+        model: fakeModel()
+          .respondWithTools([{ name: 'api', args: {}, id: 'c1' }])
+          .respond(new AIMessage('done')),
+        tools: [lcTool],
+        middleware: [offloadMiddleware(offload)],
+      });
+      await lcAgent.invoke(
+        { messages: [{ role: 'user', content: 'go' }] },
+        { configurable: { thread_id: 'langchain' } },
+      );
+
+      const builtIn = await storedOf('built-in');
+      const aiSdk = await storedOf('ai-sdk');
+      const langChain = await storedOf('langchain');
+      expect(aiSdk.text).toBe(builtIn.text);
+      expect(langChain.text).toBe(builtIn.text);
+      // One record a line, valid JSON.
+      const lines = builtIn.text.split('\n');
+      expect(lines[0]).toBe('{');
+      expect(lines[1]).toBe(' "orders": [');
+      expect(lines[2]).toBe(`  ${JSON.stringify(orders.orders[0])},`);
+      expect(lines).toHaveLength(2000 + 6);
+      expect(JSON.parse(builtIn.text)).toEqual(JSON.parse(ordersText));
+      // The preview shows the shape: it is JSON, how it was laid out, every top-level key, each array's length.
+      for (const preview of [builtIn.preview, aiSdk.preview, langChain.preview, aiOutput.value]) {
+        expect(preview).toContain('Format: JSON, stored one record a line');
+        expect(preview).toContain('"orders": array(2000) of object {"id": number, "status": string');
+        expect(preview).toContain('"page": number');
+        expect(preview).toContain('"next": string');
+      }
+    });
+  }
+});
+
+/** 40 KB of text, over a 1000-token threshold. */
+const bigText = Array.from({ length: 500 }, (_, i) => `build step ${i}: ${'failed '.repeat(10)}`).join('\n');
+const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+describe('documents and errors in LangChain (O15, O16)', () => {
+  const blocks: Array<[string, unknown]> = [
+    ['a text/plain file block (base64)', { type: 'file', mimeType: 'text/plain', data: base64(bigText) }],
+    [
+      'a base64 text document block',
+      { type: 'document', source: { type: 'base64', media_type: 'text/plain', data: base64(bigText) } },
+    ],
+    ['a text-plain block of inline text', { type: 'text-plain', mimeType: 'text/plain', text: bigText }],
+  ];
+  for (const [name, block] of blocks) {
+    it(`${name} counts and is offloaded; an image block stays`, async () => {
+      const image = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+      const lcTool = langChainTool(
+        (_args, config) =>
+          new ToolMessage({
+            content: [block, image] as never,
+            tool_call_id: (config as { toolCall: { id: string } }).toolCall.id,
+          }),
+        { name: 'fetch_doc', description: 'doc', schema: z.object({}) },
+      );
+      const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
+      const model = fakeModel()
+        .respondWithTools([{ name: 'fetch_doc', args: {}, id: 'c1' }])
+        .respond(new AIMessage('done'));
+      const agent = createAgent({ model, tools: [lcTool], middleware: [offloadMiddleware(offload)] });
+      const result = await agent.invoke(
+        { messages: [{ role: 'user', content: 'go' }] },
+        { configurable: { thread_id: thread } },
+      );
+      const message = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+      expect(message.text).toContain('[Stored tool result]');
+      expect(estimateTokens(JSON.stringify(message.content))).toBeLessThan(1200);
+      expect(message.content).toContainEqual(image);
+      const [entry] = await offload.store.list(thread);
+      expect(await offload.store.read(thread, entry!.key)).toBe(bigText);
+    });
+  }
+
+  it('a ToolMessage with status "error" over the threshold is offloaded and stays an error', async () => {
+    const lcTool = langChainTool(
+      (_args, config) =>
+        new ToolMessage({
+          content: bigText,
+          status: 'error',
+          tool_call_id: (config as { toolCall: { id: string } }).toolCall.id,
+        }),
+      { name: 'build', description: 'build', schema: z.object({}) },
+    );
+    const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
+    const model = fakeModel()
+      .respondWithTools([{ name: 'build', args: {}, id: 'c1' }])
+      .respond(new AIMessage('done'));
+    const agent = createAgent({ model, tools: [lcTool], middleware: [offloadMiddleware(offload)] });
+    const result = await agent.invoke(
+      { messages: [{ role: 'user', content: 'go' }] },
+      { configurable: { thread_id: thread } },
+    );
+    const message = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+    expect(message.status).toBe('error');
+    expect(message.text).toContain('[Stored tool result]');
+    expect(estimateTokens(message.text)).toBeLessThanOrEqual(1000);
+    // What the model was sent at its second call is the preview, not the 40 KB error.
+    const sent = model.calls[1]!.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+    expect(sent.text).toBe(message.text);
+    const [entry] = await offload.store.list(thread);
+    expect(await offload.store.read(thread, entry!.key)).toBe(bigText);
+  });
+});
+
+describe('errors in the built-in agent and the AI SDK (O16)', () => {
+  it('the built-in agent stores an error over the threshold; the tool message is still an error', async () => {
+    const offload = new ToolOutputOffload({ store: stores[1]!.open(), thresholdTokens: 1000 });
+    const build = tool({
+      name: 'build',
+      description: 'build',
+      parameters: { type: 'object' },
+      execute: (): Outcome => ToolOutcome.error(bigText),
+    });
+    const agent = createBuiltInAgent({
+      model: scriptedModel([calls(['build', {}, 'c1']), reply()]),
+      tools: [build],
+      middleware: [offload],
+    });
+    await agent.run('go', { threadId: thread });
+    const message = (await agent.messages(thread)).find((m) => m.role === 'tool')!;
+    expect(message).toMatchObject({ role: 'tool', isError: true });
+    const text = (message as { content: Array<{ text: string }> }).content[0]!.text;
+    expect(text).toContain('[Stored tool result]');
+    expect(estimateTokens(text)).toBeLessThanOrEqual(1000);
+    const [entry] = await offload.store.list(thread);
+    expect(await offload.store.read(thread, entry!.key)).toBe(bigText);
+  });
+
+  it('the AI SDK: error-text, error-json and a thrown error are stored and stay errors', async () => {
+    const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
+    const failing = {
+      inputSchema: z.object({}),
+      execute: async () => {
+        throw new Error(bigText);
+      },
+    };
+    const { tools } = withOffload(offload, { build: failing as never }, { threadId: thread });
+    const build = tools.build as unknown as {
+      toModelOutput: (o: unknown) => Promise<{ type: string; value: string }>;
+      execute: (input: unknown, options: unknown) => Promise<unknown>;
+    };
+    const own = { type: 'error-text', value: bigText };
+    const withOwn = withOffload(
+      offload,
+      { build: { ...failing, toModelOutput: () => own } as never },
+      { threadId: thread },
+    );
+    const errorText = await (withOwn.tools.build as unknown as typeof build).toModelOutput({
+      toolCallId: 'e1',
+      input: {},
+      output: null,
+    });
+    expect(errorText.type).toBe('error-text');
+    expect(errorText.value).toContain('[Stored tool result]');
+    const json = withOffload(
+      offload,
+      { build: { ...failing, toModelOutput: () => ({ type: 'error-json', value: { log: bigText } }) } as never },
+      { threadId: thread },
+    );
+    const errorJson = await (json.tools.build as unknown as typeof build).toModelOutput({
+      toolCallId: 'e2',
+      input: {},
+      output: null,
+    });
+    expect(errorJson.type).toBe('error-text');
+    expect(errorJson.value).toContain('Format: JSON');
+    const thrown = await build.execute({}, { toolCallId: 'e3', messages: [] }).catch((error: unknown) => error);
+    expect(String(thrown)).toMatch(/^\[Stored tool result\]/);
+    expect(estimateTokens(String(thrown))).toBeLessThanOrEqual(1000);
+    expect(await offload.store.list(thread)).toHaveLength(3);
+  });
+});
