@@ -7,17 +7,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { withOffload } from '../../adapters/ai-sdk/index.js';
 import { offloadMiddleware } from '../../adapters/langchain/index.js';
-import { createAgent as createBuiltInAgent, fileTools, ToolOutcome, tool } from '../../lib/agent.js';
-import { CompositeBackend } from '../../lib/backends/composite-backend.js';
-import { MemoryBackend } from '../../lib/backends/memory-backend.js';
+import { createAgent as createBuiltInAgent, ToolOutcome, tool } from '../../lib/agent.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import type { ToolOutcome as Outcome } from '../../lib/runtime/outcome.js';
 import { estimateTokens } from '../../lib/shared/text.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { calls, reply } from '../node/offload-harness.js';
 import { deleteContextStores, contextStores as stores } from './fixtures/context-stores.js';
-import { type ReadFile, reachedFraction, readBack } from './fixtures/read-back.js';
-import { successText, toolContext } from './fixtures/tool-context.js';
+import { reachedFraction, readBack, readers } from './fixtures/read-back.js';
 
 afterEach(deleteContextStores);
 
@@ -33,38 +30,6 @@ function longLineTexts(): Record<string, string> {
   return { script, html, logs };
 }
 
-/** Every read_file of the package over one offload: the built-in agent's, the offload's own, the AI SDK's and LangChain's. */
-function readers(offload: ToolOutputOffload): Record<string, ReadFile> {
-  const builtIn = fileTools(
-    new CompositeBackend(new MemoryBackend(), { [ToolOutputOffload.mount]: offload.backend(thread) }),
-  )[0]!;
-  const own = offload.readTools(thread).find((t) => t.name === 'read_file')!;
-  const aiSdk = withOffload(offload, {}, { threadId: thread }).tools.read_file;
-  const langChain = offloadMiddleware(offload).tools!.find((t) => t.name === 'read_file')!;
-  return {
-    'fileTools (built-in agent)': async (args) => {
-      const text = successText(await builtIn.execute(args, toolContext(thread)));
-      if (typeof text !== 'string') throw new Error(JSON.stringify(text));
-      return text;
-    },
-    'offload.readTools()': async (args) => {
-      const { text, isError } = await own.run(args);
-      if (isError) throw new Error(text);
-      return text;
-    },
-    'AI SDK read tools': async (args) =>
-      (await aiSdk.execute!(args as never, { toolCallId: 'r', messages: [] } as never)) as unknown as string,
-    'LangChain read tools': async (args) => {
-      const message = (await (langChain as { invoke: (a: unknown, c: unknown) => Promise<ToolMessage> }).invoke(
-        { ...args },
-        { configurable: { thread_id: thread }, toolCall: { id: 'r', name: 'read_file', args } },
-      )) as ToolMessage;
-      if (message.status === 'error') throw new Error(message.text);
-      return message.text;
-    },
-  };
-}
-
 describe('long lines paged to the end (B5)', () => {
   for (const kind of stores) {
     it(`${kind.name}: every character of each stored text is reached by every read_file, following only the preview and each page`, async () => {
@@ -73,7 +38,7 @@ describe('long lines paged to the end (B5)', () => {
         const shown = await offload.offloadResult({ threadId: thread, callId: name, toolName: name, content: text });
         expect(shown.kind).toBe('stored');
         const stored = await offload.store.read(thread, shown.path!.split('/').pop()!);
-        for (const [reader, readFile] of Object.entries(readers(offload))) {
+        for (const [reader, readFile] of Object.entries(readers(offload, thread))) {
           const read = await readBack(shown.text, readFile);
           expect(reachedFraction(stored, read), `${name} through ${reader}`).toBe(1);
           // Each page within the read tool's threshold (the offload's cut, O11) and the built-in page.
