@@ -1,17 +1,6 @@
 // The readback bench's corpus: the commonest large tool outputs that are not ordinary lines of text,
 // 100 KB–2 MB each, made from a seed so every run reads the same texts.
-
-/** A small deterministic generator (mulberry32), so the corpus is the same on every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from './estimator-corpus.js';
 
 const words = [
   'alpha',
@@ -49,7 +38,7 @@ function base64Of(text: string): string {
 
 /** The corpus, by name: every item one text as a tool returns it. */
 export function readbackCorpus(seed = 29): Record<string, string> {
-  const random = generator(seed);
+  const random = seeded(seed);
   const sentence = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ');
   // 40 records of 50 KB each: an event log whose every line is one record.
   const ndjson = Array.from({ length: 40 }, (_, i) => {

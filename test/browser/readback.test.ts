@@ -2,6 +2,7 @@
 // read_file the package offers, over both stores; JSON laid out the same through the three ways in;
 // text in file and document parts offloaded; errors offloaded and still errors.
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import type { ClientTool } from '@langchain/core/tools';
 import { createAgent, fakeModel, tool as langChainTool } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -146,6 +147,21 @@ describe('JSON laid out the same through the three ways in (O14)', () => {
 const bigText = Array.from({ length: 500 }, (_, i) => `build step ${i}: ${'failed '.repeat(10)}`).join('\n');
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 
+/** A LangChain agent with the offload that calls `lcTool` once; the ToolMessage it kept. */
+async function runLangChain(lcTool: ClientTool) {
+  const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
+  const model = fakeModel()
+    .respondWithTools([{ name: lcTool.name, args: {}, id: 'c1' }])
+    .respond(new AIMessage('done'));
+  const agent = createAgent({ model, tools: [lcTool], middleware: [offloadMiddleware(offload)] });
+  const result = await agent.invoke(
+    { messages: [{ role: 'user', content: 'go' }] },
+    { configurable: { thread_id: thread } },
+  );
+  const message = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+  return { offload, model, message };
+}
+
 describe('documents and errors in LangChain (O15, O16)', () => {
   const blocks: Array<[string, unknown]> = [
     ['a text/plain file block (base64)', { type: 'file', mimeType: 'text/plain', data: base64(bigText) }],
@@ -166,16 +182,7 @@ describe('documents and errors in LangChain (O15, O16)', () => {
           }),
         { name: 'fetch_doc', description: 'doc', schema: z.object({}) },
       );
-      const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
-      const model = fakeModel()
-        .respondWithTools([{ name: 'fetch_doc', args: {}, id: 'c1' }])
-        .respond(new AIMessage('done'));
-      const agent = createAgent({ model, tools: [lcTool], middleware: [offloadMiddleware(offload)] });
-      const result = await agent.invoke(
-        { messages: [{ role: 'user', content: 'go' }] },
-        { configurable: { thread_id: thread } },
-      );
-      const message = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+      const { offload, message } = await runLangChain(lcTool);
       expect(message.text).toContain('[Stored tool result]');
       expect(estimateTokens(JSON.stringify(message.content))).toBeLessThan(1200);
       expect(message.content).toContainEqual(image);
@@ -194,16 +201,7 @@ describe('documents and errors in LangChain (O15, O16)', () => {
         }),
       { name: 'build', description: 'build', schema: z.object({}) },
     );
-    const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
-    const model = fakeModel()
-      .respondWithTools([{ name: 'build', args: {}, id: 'c1' }])
-      .respond(new AIMessage('done'));
-    const agent = createAgent({ model, tools: [lcTool], middleware: [offloadMiddleware(offload)] });
-    const result = await agent.invoke(
-      { messages: [{ role: 'user', content: 'go' }] },
-      { configurable: { thread_id: thread } },
-    );
-    const message = result.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+    const { offload, model, message } = await runLangChain(lcTool);
     expect(message.status).toBe('error');
     expect(message.text).toContain('[Stored tool result]');
     expect(estimateTokens(message.text)).toBeLessThanOrEqual(1000);
@@ -252,29 +250,19 @@ describe('errors in the built-in agent and the AI SDK (O16)', () => {
       toModelOutput: (o: unknown) => Promise<{ type: string; value: string }>;
       execute: (input: unknown, options: unknown) => Promise<unknown>;
     };
-    const own = { type: 'error-text', value: bigText };
-    const withOwn = withOffload(
-      offload,
-      { build: { ...failing, toModelOutput: () => own } as never },
-      { threadId: thread },
-    );
-    const errorText = await (withOwn.tools.build as unknown as typeof build).toModelOutput({
-      toolCallId: 'e1',
-      input: {},
-      output: null,
-    });
+    // What the model is sent for a tool whose own toModelOutput gives `output`.
+    const shownFor = (output: unknown, toolCallId: string) => {
+      const wrapped = withOffload(
+        offload,
+        { build: { ...failing, toModelOutput: () => output } as never },
+        { threadId: thread },
+      );
+      return (wrapped.tools.build as unknown as typeof build).toModelOutput({ toolCallId, input: {}, output: null });
+    };
+    const errorText = await shownFor({ type: 'error-text', value: bigText }, 'e1');
     expect(errorText.type).toBe('error-text');
     expect(errorText.value).toContain('[Stored tool result]');
-    const json = withOffload(
-      offload,
-      { build: { ...failing, toModelOutput: () => ({ type: 'error-json', value: { log: bigText } }) } as never },
-      { threadId: thread },
-    );
-    const errorJson = await (json.tools.build as unknown as typeof build).toModelOutput({
-      toolCallId: 'e2',
-      input: {},
-      output: null,
-    });
+    const errorJson = await shownFor({ type: 'error-json', value: { log: bigText } }, 'e2');
     expect(errorJson.type).toBe('error-text');
     expect(errorJson.value).toContain('Format: JSON');
     const thrown = await build.execute({}, { toolCallId: 'e3', messages: [] }).catch((error: unknown) => error);
