@@ -271,3 +271,59 @@ describe('errors in the built-in agent and the AI SDK (O16)', () => {
     expect(await offload.store.list(thread)).toHaveLength(3);
   });
 });
+
+describe('documents in the built-in agent and the AI SDK (O15)', () => {
+  const image = { type: 'image' as const, mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+
+  it('the built-in agent: a text/plain file part counts and is offloaded; the image stays', async () => {
+    const offload = new ToolOutputOffload({ store: stores[1]!.open(), thresholdTokens: 1000 });
+    const fetchDoc = tool({
+      name: 'fetch_doc',
+      description: 'doc',
+      parameters: { type: 'object' },
+      execute: () => [{ type: 'file', mimeType: 'text/plain', data: base64(bigText) }, image],
+    });
+    const agent = createBuiltInAgent({
+      model: scriptedModel([calls(['fetch_doc', {}, 'c1']), reply()]),
+      tools: [fetchDoc],
+      middleware: [offload],
+    });
+    await agent.run('go', { threadId: thread });
+    const message = (await agent.messages(thread)).find((m) => m.role === 'tool') as {
+      content: Array<{ type: string; text?: string }>;
+    };
+    expect(message.content).toHaveLength(2);
+    expect(message.content[0]!.text).toContain('[Stored tool result]');
+    expect(message.content[1]).toEqual(image);
+    const [entry] = await offload.store.list(thread);
+    expect(await offload.store.read(thread, entry!.key)).toBe(bigText);
+  });
+
+  it('the AI SDK: a text/plain file-data part and an inline text file count and are offloaded; the image stays', async () => {
+    const offload = new ToolOutputOffload({ store: stores[0]!.open(), thresholdTokens: 1000 });
+    const half = bigText.slice(0, bigText.length / 2);
+    const rest = bigText.slice(bigText.length / 2);
+    const output = {
+      type: 'content',
+      value: [
+        { type: 'file-data', mediaType: 'text/plain', data: base64(half) },
+        { type: 'image-data', mediaType: 'image/png', data: image.data },
+        { type: 'file', mediaType: 'text/markdown', data: { type: 'text', text: rest } },
+      ],
+    };
+    const { tools } = withOffload(
+      offload,
+      { fetch_doc: { inputSchema: z.object({}), execute: async () => 'x', toModelOutput: () => output } as never },
+      { threadId: thread },
+    );
+    const shown = await (
+      tools.fetch_doc as unknown as { toModelOutput: (o: unknown) => Promise<{ type: string; value: unknown[] }> }
+    ).toModelOutput({ toolCallId: 'd1', input: {}, output: 'x' });
+    expect(shown.type).toBe('content');
+    expect(shown.value).toHaveLength(2);
+    expect((shown.value[0] as { text: string }).text).toContain('[Stored tool result]');
+    expect(shown.value[1]).toEqual(output.value[1]);
+    const [entry] = await offload.store.list(thread);
+    expect(await offload.store.read(thread, entry!.key)).toBe(`${half}\n${rest}`);
+  });
+});
