@@ -1,5 +1,5 @@
 import type { JSONValue, Tool } from 'ai';
-import type { ToolOutputOffload } from '../../lib/index.js';
+import type { ContentPart, ToolOutputOffload } from '../../lib/index.js';
 
 /** What a tool's `toModelOutput` returns: what the model is sent for one tool result. */
 export type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -34,32 +34,27 @@ export function defaultModelOutput(output: unknown): ModelOutput {
 type ContentParts = Extract<ModelOutput, { type: 'content' }>['value'];
 
 /**
- * Offloads one text the model would be sent; `keep` gives back the output to send when the text is
- * within the threshold (as the SDK would send it), `replace` the output carrying the new text.
+ * Offloads one text (or content parts) the model would be sent; `keep` gives back the output to
+ * send when it is within the threshold (as the SDK would send it), `replace` the output carrying
+ * the new text and the parts the offload passed on (those that carry no text, O5, O15).
  */
 async function offloadText(
   offload: ToolOutputOffload,
   result: ResultToShow,
-  text: string,
+  content: string | ContentPart[],
   keep: ModelOutput,
-  replace: (text: string) => ModelOutput,
+  replace: (text: string, passedOn: readonly ContentPart[]) => ModelOutput,
 ): Promise<ShownOutput> {
   const shown = await offload.offloadResult({
     threadId: result.threadId,
     callId: result.toolCallId,
     toolName: result.toolName,
-    content: text,
+    content,
   });
-  switch (shown.kind) {
-    case 'kept':
-      return { output: keep };
-    case 'stored':
-      return shown.stored ? { output: replace(shown.text), storedAt: shown.path } : { output: replace(shown.text) };
-    case 'failed':
-      return { output: replace(shown.text), failed: shown.why };
-    case 'cut':
-      return { output: replace(shown.text) };
-  }
+  const output = shown.kind === 'kept' ? keep : replace(shown.text, shown.content.slice(1));
+  if (shown.kind === 'stored' && shown.stored) return { output, storedAt: shown.path };
+  if (shown.kind === 'failed') return { output, failed: shown.why };
+  return { output };
 }
 
 /** Keeps the output's providerOptions, if it had any, on what replaces it. */
@@ -69,33 +64,11 @@ export function withOptionsOf(output: ModelOutput, replacement: ModelOutput): Mo
     : replacement;
 }
 
-/** UTF-8 bytes of a text, at most `max + 1` counted exactly: whether it fits is all that is asked. */
-function fitsBytes(text: string, max: number): boolean {
-  // UTF-8 takes one to three bytes per UTF-16 unit.
-  if (text.length * 3 <= max) return true;
-  if (text.length > max) return false;
-  return new TextEncoder().encode(text).length <= max;
-}
-
-/**
- * The text a JSON value over the threshold is stored as: the most readable form that is stored
- * whole, so nothing the provider would have been sent is lost to formatting. Pretty-printed (two
- * spaces) when it fits `maxResultBytes`; else one value per line without the indentation (a line
- * of pretty JSON never starts inside a string: JSON.stringify escapes newlines); else compact,
- * which the offload cuts at `maxResultBytes` when even that is over, keeping the most of it.
- */
-function jsonToStore(value: JSONValue, compact: string, maxResultBytes: number): string {
-  if (!fitsBytes(compact, maxResultBytes)) return compact;
-  const pretty = JSON.stringify(value, null, 2) ?? 'null';
-  if (fitsBytes(pretty, maxResultBytes)) return pretty;
-  const lines = pretty.replace(/\n +/g, '\n');
-  return fitsBytes(lines, maxResultBytes) ? lines : compact;
-}
-
 /**
  * A `json` output: measured as the provider is sent it (`JSON.stringify(value)`, what every AI SDK
  * provider sends for a json tool result) and, within the threshold, sent unchanged; over it,
- * stored whole (`jsonToStore`) and replaced by the header and preview as a text.
+ * offloaded as that text, which the offload stores laid out one record a line (O14), and replaced
+ * by the header and preview as a text.
  */
 async function offloadJson(
   offload: ToolOutputOffload,
@@ -103,31 +76,64 @@ async function offloadJson(
   output: Extract<ModelOutput, { type: 'json' }>,
 ): Promise<ShownOutput> {
   const compact = JSON.stringify(output.value) ?? 'null';
-  const asText = (text: string) => withOptionsOf(output, { type: 'text', value: text });
-  if (offload.measure.tokensOver(compact, offload.thresholdFor(result.toolName)) === undefined) {
-    // Still offered: every call is an update of the thread (its age limit applies).
-    return offloadText(offload, result, compact, output, asText);
+  return offloadText(offload, result, compact, output, (text) => withOptionsOf(output, { type: 'text', value: text }));
+}
+
+/**
+ * A `content` part that carries text in a file (O15), as the offload reads it: a `text/*` file of
+ * inline text, or of base64 data. Undefined for every other part (images, binary files, URLs).
+ */
+function documentPart(part: ContentParts[number]): ContentPart | undefined {
+  if (part.type === 'file-data') {
+    return /^text\//i.test(part.mediaType) ? { type: 'file', mimeType: part.mediaType, data: part.data } : undefined;
   }
-  const stored = jsonToStore(output.value, compact, offload.limits.maxResultBytes);
-  const shown = await offloadText(offload, result, stored, output, asText);
-  // An estimator that finds the longer form within the threshold: the compact one is over it.
-  if (shown.output === output && stored !== compact) return offloadText(offload, result, compact, output, asText);
-  return shown;
+  if (part.type !== 'file' || !/^text\//i.test(part.mediaType)) return undefined;
+  if (part.data.type === 'text') return { type: 'text', text: part.data.text };
+  if (part.data.type === 'data' && typeof part.data.data === 'string') {
+    return { type: 'file', mimeType: part.mediaType, data: part.data.data };
+  }
+  return undefined;
+}
+
+/**
+ * A `content` output: its text parts and text files offloaded together (O15), the parts that carry
+ * no text kept after the replacing text, in order.
+ */
+function offloadContent(
+  offload: ToolOutputOffload,
+  result: ResultToShow,
+  output: Extract<ModelOutput, { type: 'content' }>,
+): Promise<ShownOutput> | ShownOutput {
+  const partOf = new Map<ContentParts[number], ContentPart>();
+  for (const part of output.value) {
+    const read = part.type === 'text' ? ({ type: 'text', text: part.text } as const) : documentPart(part);
+    if (read !== undefined) partOf.set(part, read);
+  }
+  if (partOf.size === 0) return { output };
+  return offloadText(offload, result, [...partOf.values()], output, (text, passedOn) => {
+    const kept = new Set(passedOn);
+    const rest = output.value.filter((part) => {
+      const read = partOf.get(part);
+      return read === undefined || kept.has(read);
+    });
+    return withOptionsOf(output, { type: 'content', value: [{ type: 'text', text }, ...rest] });
+  });
 }
 
 /**
  * What the model is sent for one tool result: a text over the threshold becomes the header and
  * preview naming where it is stored; a JSON value is measured as the provider is sent it and, over
- * the threshold, stored whole in a form read_file pages by line (`jsonToStore`); a `content`
- * output has its text offloaded and its other parts kept after it; an error is cut to the
- * threshold (never stored). Anything else, and anything within the threshold, is sent as it came.
+ * the threshold, stored laid out one record a line (O14); a `content` output has its text (text
+ * parts and text files, O15) offloaded and its other parts kept after it; an error over the
+ * threshold is stored too and stays an error (`error-text`, O16). Anything else, and anything
+ * within the threshold, is sent as it came.
  */
 export async function offloadModelOutput(
   offload: ToolOutputOffload,
   result: ResultToShow,
   output: ModelOutput,
 ): Promise<ShownOutput> {
-  const unchanged: ShownOutput = { output };
+  const asError = (text: string) => withOptionsOf(output, { type: 'error-text', value: text });
   switch (output.type) {
     case 'text':
       return offloadText(offload, result, output.value, output, (text) =>
@@ -135,28 +141,14 @@ export async function offloadModelOutput(
       );
     case 'json':
       return offloadJson(offload, result, output);
-    case 'content': {
-      const isText = (part: ContentParts[number]) => part.type === 'text';
-      const texts = output.value.filter(isText) as Array<Extract<ContentParts[number], { type: 'text' }>>;
-      if (texts.length === 0) return unchanged;
-      const others = output.value.filter((part) => !isText(part));
-      const joined = texts.map((part) => part.text).join('\n');
-      return offloadText(offload, result, joined, output, (text) =>
-        withOptionsOf(output, { type: 'content', value: [{ type: 'text', text }, ...others] }),
-      );
-    }
-    case 'error-text': {
-      const value = offload.cutToThreshold(output.value);
-      return { output: value === output.value ? output : { ...output, value } };
-    }
-    case 'error-json': {
-      // Cut as the provider is sent it (compact), which keeps the most of it within the threshold.
-      const sent = JSON.stringify(output.value) ?? 'null';
-      const value = offload.cutToThreshold(sent);
-      if (value === sent) return unchanged;
-      return { output: withOptionsOf(output, { type: 'error-text', value }) };
-    }
+    case 'content':
+      return offloadContent(offload, result, output);
+    case 'error-text':
+      return offloadText(offload, result, output.value, output, asError);
+    case 'error-json':
+      // As the provider is sent it (compact): stored laid out like any JSON.
+      return offloadText(offload, result, JSON.stringify(output.value) ?? 'null', output, asError);
     default:
-      return unchanged;
+      return { output };
   }
 }

@@ -3,7 +3,7 @@ import type { OffloadReadTool, ToolOutputOffload } from '../../lib/index.js';
 
 /** The read tools, typed with their inputs as their JSON Schemas say (a type, so it fits a ToolSet). */
 export type OffloadReadTools = {
-  read_file: Tool<{ path: string; offset?: number; limit?: number }, string>;
+  read_file: Tool<{ path: string; offset?: number; limit?: number; charOffset?: number }, string>;
   grep: Tool<{ pattern: string; path?: string }, string>;
   ls: Tool<{ path: string }, string>;
   glob: Tool<{ pattern: string; path?: string }, string>;

@@ -68,34 +68,57 @@ function checkOptions(offload: unknown, tools: unknown, options: unknown): WithO
   return { threadId, ...(onEvent ? { onEvent } : {}), ...(prepareStep ? { prepareStep } : {}) };
 }
 
-/**
- * A tool's error as the model will be sent it, cut to the threshold: the SDK turns a thrown error
- * into `error-text` itself (as `Error: message`), without calling `toModelOutput`. The original
- * stays as the `cause`.
- */
-function cutError(offload: ToolOutputOffload, error: unknown): unknown {
-  if (typeof error === 'string') return offload.cutToThreshold(error);
-  if (!(error instanceof Error)) return error;
-  const prefix = 'Error: ';
-  const cut = offload.cutToThreshold(`${prefix}${error.message}`);
-  return cut === `${prefix}${error.message}` ? error : new Error(cut.slice(prefix.length), { cause: error });
+/** Where a tool's result goes: its thread, tool and call, and who is told what happened to it. */
+interface ErrorOrigin {
+  threadId: string;
+  toolName: string;
+  emit: (event: OffloadEvent) => void;
 }
 
-/** `execute` whose thrown errors (sync or async) are cut; a streaming (AsyncIterable) result is left as it is. */
-function cuttingErrors(offload: ToolOutputOffload, execute: NonNullable<Tool['execute']>): Tool['execute'] {
+/**
+ * A thrown error whose text the model is sent as it is (the SDK sends `String(error)`, which for an
+ * Error is "Error: message"): the offload's header and first lines naming where the error is stored.
+ */
+class StoredToolError extends Error {
+  override toString(): string {
+    return this.message;
+  }
+}
+
+/**
+ * A tool's thrown error as the model will be sent it: the SDK turns it into `error-text` itself,
+ * without calling `toModelOutput`, so an error over the threshold is offloaded here and stays an
+ * error (O16): a StoredToolError whose text is the header and first lines. The original stays as the `cause`.
+ */
+async function offloadError(offload: ToolOutputOffload, origin: ErrorOrigin, toolCallId: string, error: unknown) {
+  const message = typeof error === 'string' ? error : error instanceof Error ? error.message : undefined;
+  if (message === undefined) return error;
+  const { threadId, toolName, emit } = origin;
+  const shown = await offload.offloadResult({ threadId, callId: toolCallId, toolName, content: message });
+  if (shown.kind === 'stored' && shown.stored)
+    emit({ type: 'offloaded', threadId, toolName, toolCallId, path: shown.path });
+  if (shown.kind === 'failed') emit({ type: 'offload-failed', threadId, toolName, toolCallId, why: shown.why });
+  if (shown.kind === 'kept') return error;
+  return typeof error === 'string' ? shown.text : new StoredToolError(shown.text, { cause: error });
+}
+
+/** `execute` whose thrown errors (sync or async) are offloaded; a streaming (AsyncIterable) result is left as it is. */
+function offloadingErrors(
+  offload: ToolOutputOffload,
+  origin: ErrorOrigin,
+  execute: NonNullable<Tool['execute']>,
+): Tool['execute'] {
   return (input, options) => {
+    const fail = async (error: unknown) => {
+      throw await offloadError(offload, origin, options.toolCallId, error);
+    };
     let result: ReturnType<typeof execute>;
     try {
       result = execute(input, options);
     } catch (error) {
-      throw cutError(offload, error);
+      return fail(error);
     }
-    if (result instanceof Promise) {
-      return result.catch((error: unknown) => {
-        throw cutError(offload, error);
-      });
-    }
-    return result;
+    return result instanceof Promise ? result.catch(fail) : result;
   };
 }
 
@@ -138,7 +161,7 @@ export function withOffload<TOOLS extends ToolSet>(
   const wrapped: Record<string, Tool> = {};
   for (const [toolName, original] of Object.entries(tools) as Array<[string, Tool]>) {
     const own = original.toModelOutput;
-    const execute = original.execute && cuttingErrors(offload, original.execute);
+    const execute = original.execute && offloadingErrors(offload, { threadId, toolName, emit }, original.execute);
     wrapped[toolName] = {
       ...original,
       ...(execute

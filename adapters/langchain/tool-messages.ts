@@ -1,5 +1,5 @@
 import { coerceMessageLikeToMessage, ToolMessage } from '@langchain/core/messages';
-import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
+import type { ContentPart, OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 
 /** Where a tool's result is offloaded: its thread and the tool's name (for a message without one). */
 interface ResultOrigin {
@@ -31,7 +31,14 @@ export function withToolText(message: ToolMessage, text: string, { dropMedia = f
   const { content } = message;
   const others = typeof content === 'string' || dropMedia ? [] : content.filter((block) => !isTextBlock(block));
   return new ToolMessage({
+    ...fieldsOf(message),
     content: typeof content === 'string' ? text : [{ type: 'text', text }, ...others],
+  });
+}
+
+/** The fields a copy of a ToolMessage keeps (tool_call_id, name, status, artifact, …). */
+function fieldsOf(message: ToolMessage) {
+  return {
     tool_call_id: message.tool_call_id,
     name: message.name,
     id: message.id,
@@ -40,30 +47,80 @@ export function withToolText(message: ToolMessage, text: string, { dropMedia = f
     metadata: message.metadata,
     additional_kwargs: message.additional_kwargs,
     response_metadata: message.response_metadata,
-  });
+  };
+}
+
+/** A field of a block that is a non-empty string, by the first of its names that has one. */
+function stringField(block: Record<string, unknown>, ...names: string[]): string | undefined {
+  for (const name of names) if (typeof block[name] === 'string') return block[name] as string;
+  return undefined;
+}
+
+/**
+ * A block that may carry text in a non-text form (O15), as a content part the offload reads: a
+ * `text/*` `file` or `text-plain` block (base64 `data`, or plain `text`), or a `document` block
+ * whose `source` is base64 or text of a `text/*` type. Undefined for every other block.
+ */
+function documentPart(block: unknown): ContentPart | undefined {
+  if (typeof block !== 'object' || block === null) return undefined;
+  const fields = block as Record<string, unknown>;
+  const source =
+    fields.type === 'document' && typeof fields.source === 'object' && fields.source !== null
+      ? (fields.source as Record<string, unknown>)
+      : fields.type === 'file' || fields.type === 'text-plain'
+        ? fields
+        : undefined;
+  if (source === undefined) return undefined;
+  const mimeType =
+    stringField(source, 'mimeType', 'mime_type', 'media_type') ?? stringField(fields, 'mimeType', 'mime_type');
+  if (mimeType === undefined ? fields.type !== 'text-plain' : !/^text\//i.test(mimeType)) return undefined;
+  const plain = source.type === 'text' || source.source_type === 'text' || typeof source.text === 'string';
+  const text = stringField(source, 'text') ?? (plain ? stringField(source, 'data') : undefined);
+  if (text !== undefined) return { type: 'text', text };
+  const data = stringField(source, 'data', 'base64');
+  return data === undefined ? undefined : { type: 'file', mimeType: mimeType ?? 'text/plain', data };
 }
 
 /**
  * The ToolMessage the model should see: the same message when its text is within the threshold,
  * else one with the same tool_call_id (and name, status, artifact) whose text is the offload's
- * header and first lines; non-text blocks are kept after it. An error result (status "error") is
- * the app's to handle and passes through unchanged.
+ * header and first lines; blocks that carry no text are kept after it. Text in `text/*` file and
+ * document blocks counts and is offloaded with it (O15); an error result (status "error") is
+ * offloaded the same way and stays an error (O16).
  */
 export async function offloadToolMessage(message: ToolMessage, origin: ResultOrigin): Promise<ToolMessage> {
-  if (message.status === 'error') return message;
-  const texts = toolTextsOf(message);
-  if (texts.length === 0) return message;
-  const original = texts.join('\n');
+  const { content } = message;
+  const blocks: readonly unknown[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  // Each block that carries text as a content part; the offload passes on a part it cannot read as text.
+  const partOf = new Map<unknown, ContentPart>();
+  for (const block of blocks) {
+    const part = isTextBlock(block) ? ({ type: 'text', text: block.text } as const) : documentPart(block);
+    if (part !== undefined) partOf.set(block, part);
+  }
+  const parts = [...partOf.values()];
+  if (parts.length === 0) return message;
   const toolName = message.name || origin.toolName;
   const { threadId } = origin;
   const toolCallId = message.tool_call_id;
-  const result = await origin.offload.offloadResult({ threadId, callId: toolCallId, toolName, content: original });
+  const result = await origin.offload.offloadResult({ threadId, callId: toolCallId, toolName, content: parts });
   if (result.kind === 'stored' && result.stored) {
     origin.emit({ type: 'offloaded', threadId, toolName, toolCallId, path: result.path });
   } else if (result.kind === 'failed') {
     origin.emit({ type: 'offload-failed', threadId, toolName, toolCallId, why: result.why });
   }
-  return result.text === original ? message : withToolText(message, result.text);
+  if (result.kind === 'kept') return message;
+  // Every block that carries no text stays, and any the offload passed on (a document that is not UTF-8 text).
+  const passedOn = new Set(result.content.slice(1));
+  const rest = blocks.filter((block) => {
+    const part = partOf.get(block);
+    return part === undefined || passedOn.has(part);
+  });
+  return withToolText(typeof content === 'string' ? message : replaceBlocks(message, rest), result.text);
+}
+
+/** A copy of the message whose blocks are `blocks` (before its text is replaced). */
+function replaceBlocks(message: ToolMessage, blocks: readonly unknown[]): ToolMessage {
+  return new ToolMessage({ ...fieldsOf(message), content: blocks as ToolMessage['content'] & unknown[] });
 }
 
 /** The subset of LangGraph's Command this needs; the class itself is LangGraph's, not a peer of this package. */

@@ -136,6 +136,8 @@ export class OffloadMiddleware implements Middleware {
     context: ToolContext,
   ): Promise<ToolOutcome> {
     const outcome = await next(request);
+    // An error over the threshold is stored like any result and stays an error (O16).
+    if (outcome.type === 'error') return this.#offloadError(request, outcome, context);
     if (outcome.type !== 'success') return outcome;
     // The call was aborted or timed out while the tool ran (a tool may ignore its signal): the
     // runtime drops this outcome, so nothing is staged that no commit would ever make live.
@@ -176,6 +178,44 @@ export class OffloadMiddleware implements Middleware {
       if (error instanceof TypeError) return { type: 'error', message: error.message };
       throw error;
     }
+    return this.#shown(request, outcome, staged, context);
+  }
+
+  /** An error outcome over the threshold, staged as a result is; the model reads the error's header and first lines. */
+  async #offloadError(
+    request: ToolCallRequest,
+    outcome: Extract<ToolOutcome, { type: 'error' }>,
+    context: ToolContext,
+  ): Promise<ToolOutcome> {
+    const threshold = this.#offload.thresholdFor(request.call.name);
+    if (context.signal.aborted || this.#offload.measure.within(outcome.message, threshold)) return outcome;
+    const { threadId, turnId } = context;
+    const staging = this.#offload.stageResult({
+      threadId,
+      turnId,
+      key: request.idempotencyKey,
+      toolName: request.call.name,
+      args: request.call.args,
+      content: outcome.message,
+      readTools: this.#readTools,
+    });
+    const staged = await this.#stagings.track(threadId, turnId, staging);
+    const shown = this.#shown(request, { type: 'success', content: [], update: outcome.update }, staged, context);
+    if (shown.type !== 'success') return shown;
+    return shown.update
+      ? { type: 'error', message: staged.text, update: shown.update }
+      : { type: 'error', message: staged.text };
+  }
+
+  /** The outcome the model is shown for a staged result, with its commit when it was stored, telling the run. */
+  #shown(
+    request: ToolCallRequest,
+    outcome: Extract<ToolOutcome, { type: 'success' }>,
+    staged: Awaited<ReturnType<ToolOutputOffload['stageResult']>>,
+    context: ToolContext,
+  ): ToolOutcome {
+    const { threadId } = context;
+    const { name: toolName, id: toolCallId } = request.call;
     switch (staged.kind) {
       case 'kept':
         return outcome;

@@ -2,7 +2,8 @@ import { quoteForMessage } from '../shared/checks.js';
 import { cutLine, excerptAround } from '../shared/text.js';
 import type { GrepMatch, GrepMatches } from './backend.js';
 import { defineFileTool, type FileToolSpec, objectSchema, type PageLimits } from './file-tool.js';
-import { fitPage, maxLineChars, messagePage } from './file-tool-page.js';
+import { fitPage, maxLineChars, messagePage, readFileCall } from './file-tool-page.js';
+import { pageLinesOf } from './file-tool-read-file.js';
 import { defaultMaxLines, longLineChars, longMatchChars } from './grep-search.js';
 import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { normalizePath } from './paths.js';
@@ -19,7 +20,7 @@ export function grepTool(limits: PageLimits, options: { glob: boolean }): FileTo
       'Search file contents line by line for a regular expression in JavaScript syntax (no /slashes/ or flags). ' +
       'Patterns run on a linear-time engine (RE2): backreferences (\\1) and lookahead/lookbehind are not supported; ' +
       'start with (?i) for case-insensitive; \\d \\w \\s \\b are ASCII; \\p{L} and other Unicode classes work. ' +
-      `Returns path:line: text for each matching line (long lines shown around the match; at most ${maxGrepMatches} matches; ` +
+      `Returns path:line: text for each matching line (long lines shown around the match, with the read_file call that shows that part of a line too long for a page; at most ${maxGrepMatches} matches; ` +
       `a search scans at most ${defaultMaxLines.toLocaleString('en-US')} lines, and in lines over ${longLineChars.toLocaleString('en-US')} characters a match longer than ${longMatchChars} may be missed). ` +
       'path limits the search to a directory or file (default /)' +
       (glob ? "; glob filters files: '*.md' matches file names anywhere, 'docs/**/*.md' paths relative to path." : '.'),
@@ -46,13 +47,23 @@ export function grepTool(limits: PageLimits, options: { glob: boolean }): FileTo
       }
       const lines = matches.slice(0, maxGrepMatches).map((match) => {
         const at = matchStart(match, regex);
-        return cutLine(`${match.path}:${match.line}: ${excerptAround(match.text, at, grepExcerptChars)}`, maxLineChars);
+        const row = cutLine(
+          `${match.path}:${match.line}: ${excerptAround(match.text, at, grepExcerptChars)}`,
+          maxLineChars,
+        );
+        return match.text.length > limits.chars ? `${row} ${partCall(match, at, limits)}` : row;
       });
       const page = fitPage({ lines }, limits.chars);
       const note = grepNote(matches, page.lines.length);
       return note === undefined ? page : { ...page, note };
     },
   });
+}
+
+/** For a match in a line longer than a page's room: the read_file call that shows the part that matched (B5). */
+function partCall(match: GrepMatch, at: number, limits: PageLimits): string {
+  const position = { offset: match.line - 1, charOffset: Math.max(0, at - grepExcerptChars) };
+  return `[line ${match.line} has ${match.text.length} characters; this part: ${readFileCall(match.path, position, pageLinesOf(limits))}]`;
 }
 
 /** Where the match starts in its line: the backend's column, else found here in a line of bounded length. */

@@ -1,5 +1,5 @@
 import { checkOptionNames, checkThreadId, quoteForMessage } from '../shared/checks.js';
-import { type ContentPart, joinText, toContent } from '../shared/content.js';
+import { type ContentPart, resultText, toContent } from '../shared/content.js';
 import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
 import { resultKeyFor } from './result-identity.js';
 import { resultPath } from './result-path.js';
@@ -81,7 +81,7 @@ export async function offloadResult(
   const { threadId, callId, toolName, readTools } = checkInput(input);
   const limits = { ...limitsOf(toolName), readTools };
   const content = toContent(input.content, `offloadResult: content of tool "${toolName}"`);
-  const text = joinText(content);
+  const text = resultText(content);
   const tokens = limits.measure.tokensOver(text, limits.thresholdTokens);
   if (tokens === undefined) {
     // Every call is an update of the thread: the age limit applies even when nothing is stored.

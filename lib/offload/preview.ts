@@ -1,6 +1,10 @@
+import { type ReadPosition, readFileCall } from '../backends/file-tool-page.js';
+import { pageLinesOf } from '../backends/file-tool-read-file.js';
+import { pageLimits } from '../backends/file-tool-specs.js';
 import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+import { type JsonLayout, jsonShapeLines } from './json-layout.js';
 import { offloadMount } from './result-path.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
@@ -20,6 +24,10 @@ interface OffloadedText {
   storedBytes: number;
   /** The original's estimated tokens; default four characters a token. */
   originalTokens?: number;
+  /** Whether the stored copy was cut to maxResultBytes; default: whether it is shorter than the original. */
+  truncated?: boolean;
+  /** When the result is JSON: how it was stored, and its value, whose shape the preview shows (O14). */
+  json?: Pick<JsonLayout, 'layout' | 'value'>;
 }
 
 interface PreviewLimits {
@@ -33,17 +41,22 @@ interface PreviewLimits {
   readTools?: readonly string[];
 }
 
+/** The lines a page of the read tools holds: what the header's call asks for, as much as one page shows (B5). */
+const pageLines = pageLinesOf(pageLimits());
+
 /** How the header says to read the rest, naming only the tools the model has. */
-function readingLine(path: string, nextOffset: number, readTools: readonly string[] | undefined): string {
+function readingLine(path: string, next: ReadPosition, readTools: readonly string[] | undefined): string {
   const read = readTools === undefined || readTools.includes('read_file');
   const grep = readTools === undefined || readTools.includes('grep');
   const parts: string[] = [];
   if (read) {
-    parts.push(
-      `To read more: read_file {"path":${path},"offset":${nextOffset},"limit":100} (offset and limit count lines, from 0).`,
-    );
+    const count =
+      next.charOffset > 0
+        ? 'offset and limit count lines, from 0; charOffset characters of that line'
+        : 'offset and limit count lines, from 0';
+    parts.push(`To read more: ${readFileCall(path, next, pageLines)} (${count}).`);
   }
-  if (grep) parts.push(`To search: grep {"pattern":"<regex>","path":${path}}.`);
+  if (grep) parts.push(`To search: grep {"pattern":"<regex>","path":${JSON.stringify(path)}}.`);
   if (parts.length > 0) return parts.join(' ');
   return 'You have no tool to read it: it is kept for the app and its inspector, and only the lines below are available to you.';
 }
@@ -52,10 +65,10 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** What the preview shows: how many lines, and the line to continue reading from. */
+/** What the preview shows: how many lines, and where to continue reading from. */
 interface Shown {
   lines: number;
-  nextOffset: number;
+  next: ReadPosition;
 }
 
 /** Line counts, computed once (a stored text may be megabytes). */
@@ -68,10 +81,15 @@ interface LineCounts {
  * The header the model sees instead of a stored result (O1): the path, the tool, the original and
  * stored sizes, whether the stored copy was cut, and how to read the rest.
  */
-function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: LineCounts, shown: Shown): string {
-  const truncated = result.stored.length < result.original.length;
+function offloadHeader(
+  result: OffloadedText,
+  limits: PreviewLimits,
+  counts: LineCounts,
+  shown: Shown,
+  shape: readonly string[],
+): string {
+  const truncated = result.truncated ?? result.stored.length < result.original.length;
   const tool = JSON.stringify(cutToChars(result.toolName, maxToolNameChars));
-  const path = JSON.stringify(result.path);
   const stored = plural(counts.stored, 'line');
   const lines = [
     `[Stored tool result] The output of tool ${tool} is over ${limits.thresholdTokens} tokens, so it was stored as a file instead of being shown here.`,
@@ -80,7 +98,8 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
     truncated
       ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
       : `Stored: all ${result.storedBytes} bytes (${stored}).`,
-    readingLine(path, shown.nextOffset, limits.readTools),
+    readingLine(result.path, shown.next, limits.readTools),
+    ...shape,
   ];
   if (shown.lines > 0) lines.push(`First ${shown.lines} of ${stored}:`);
   return lines.join('\n');
@@ -89,21 +108,30 @@ function offloadHeader(result: OffloadedText, limits: PreviewLimits, counts: Lin
 /** Room cutLine's marker ("… [line cut: N of M characters shown]") may take beyond the characters kept. */
 const lineCutMarkerChars = 60;
 
-/** Lines that fit in `room` characters (each preceded by a newline), each cut if very long; `cut` is the index of the first one cut. */
-function linesWithin(lines: readonly string[], room: number): { shown: string[]; used: number; cut?: number } {
+/** Lines that fit in `room` characters (each preceded by a newline), each cut if very long; `cut` is the first one cut and how much of it is shown. */
+function linesWithin(
+  lines: readonly string[],
+  room: number,
+): { shown: string[]; used: number; cut?: { row: number; kept: number } } {
   const shown: string[] = [];
-  let cut: number | undefined;
+  let cut: { row: number; kept: number } | undefined;
   let used = 0;
   for (const line of lines) {
     const left = Math.min(room - used - 1, maxPreviewLineChars);
     if (left < Math.min(line.length, 40)) break; // too little room to show anything useful
     const fits = line.length <= left;
-    if (!fits) cut ??= shown.length;
-    const text = fits ? line : cutLine(line, Math.max(0, left - lineCutMarkerChars));
-    shown.push(text);
-    used += text.length + 1;
+    const kept = fits ? line.length : cutToChars(line, Math.max(0, left - lineCutMarkerChars)).length;
+    if (!fits) cut ??= { row: shown.length, kept };
+    shown.push(fits ? line : cutLine(line, kept));
+    used += shown.at(-1)!.length + 1;
   }
   return { shown, used, cut };
+}
+
+/** Where reading continues after the preview's first lines: after the last whole one, or within the first one cut. */
+function nextAfter(first: ReturnType<typeof linesWithin>): ReadPosition {
+  if (first.cut === undefined) return { offset: first.shown.length, charOffset: 0 };
+  return { offset: first.cut.row, charOffset: first.cut.kept };
 }
 
 /** The last `count` lines of `text`, without their newlines, found from its end. */
@@ -133,25 +161,33 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   const original = countLines(result.original);
   // The stored copy is the original itself unless it was cut: counted once then.
   const counts = { original, stored: result.stored === result.original ? original : countLines(result.stored) };
-  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
-  const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
+  // A JSON result's lines are those of its laid-out copy; any other's, the original's.
+  const lineSource = result.json ? result.stored : result.original;
+  const sourceLines = result.json ? counts.stored : counts.original;
+  const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, sourceLines - limits.previewLines));
+  const tail = tailWanted > 0 ? lastLines(lineSource, tailWanted) : [];
   const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
   return measure.fit(limits.thresholdTokens, (budget) => {
+    // A JSON result's shape first, in at most half the room: the records after it.
+    const shape = result.json ? jsonShapeLines(result.json, Math.max(0, Math.floor(budget / 2) - 1200)) : [];
     // The header's length barely depends on what is shown; measure it with the largest numbers.
-    const widest = { lines: limits.previewLines, nextOffset: limits.previewLines };
-    const room = budget - offloadHeader(result, limits, counts, widest).length;
-    const markerChars = tail.length > 0 ? tailMarker(counts.original, tail.length, counts.original).length + 1 : 0;
+    const widest = {
+      lines: limits.previewLines,
+      next: { offset: limits.previewLines, charOffset: maxPreviewLineChars },
+    };
+    const room = budget - offloadHeader(result, limits, counts, widest, shape).length;
+    const markerChars = tail.length > 0 ? tailMarker(sourceLines, tail.length, sourceLines).length + 1 : 0;
     // With a tail, the first lines take at most half the room, so the last lines are shown too.
     const first = linesWithin(head, tail.length > 0 ? Math.floor((room - markerChars) / 2) : room);
     const last = linesWithin([...tail].reverse(), room - first.used - markerChars);
-    const header = offloadHeader(result, limits, counts, {
-      lines: first.shown.length,
-      nextOffset: first.cut ?? first.shown.length,
-    });
+    const shown = { lines: first.shown.length, next: nextAfter(first) };
+    const header = offloadHeader(result, limits, counts, shown, shape);
     const parts = [header, ...first.shown];
     if (last.shown.length > 0) {
-      const omitted = counts.original - first.shown.length - last.shown.length;
-      parts.push(tailMarker(omitted, last.shown.length, counts.original), ...last.shown.reverse());
+      // The marker only where lines were left out: a preview that shows them all goes straight on.
+      const omitted = sourceLines - first.shown.length - last.shown.length;
+      if (omitted > 0) parts.push(tailMarker(omitted, last.shown.length, sourceLines));
+      parts.push(...last.shown.reverse());
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));
   });
@@ -191,7 +227,7 @@ export function readPreviewHeader(text: string): PreviewHeader | undefined {
   const size = sizeLinePattern.exec(lines[2]!);
   if (key === undefined || size === null) return undefined;
   // The reading line points after the lines shown; with none shown, read from the start.
-  lines[4] = lines[4]!.replace(/"offset":\d+,"limit":100\}/, '"offset":0,"limit":100}');
+  lines[4] = lines[4]!.replace(/"offset":\d+(,"charOffset":\d+)?,"limit":/, '"offset":0,"limit":');
   return {
     key,
     path: `${offloadMount}${key}`,

@@ -1,10 +1,11 @@
-import { type ContentPart, isTextPart } from '../shared/content.js';
+import { type ContentPart, carriesText } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { idempotencyKeyProblem } from '../shared/ids.js';
 import { cutToBytes, utf8Bytes } from '../shared/text.js';
 import type { StoreFailure, WritableOffloadStore } from '../store/offload-store.js';
 import type { TokenMeasure } from '../tokens/token-measure.js';
 import { cutWithNote } from './cut.js';
+import { layoutJson } from './json-layout.js';
 import type { OffloadLimits } from './options.js';
 import { offloadReplacement } from './preview.js';
 import { readsFromMount, resultPath } from './result-path.js';
@@ -76,9 +77,9 @@ interface ResultToStage {
   args?: unknown;
 }
 
-/** Replaces all text parts by one text, keeping every non-text part, in order, after it (O5). */
+/** Replaces all text parts (and `text/*` files, O15) by one text, keeping every other part, in order, after it (O5). */
 export function withText(content: readonly ContentPart[], text: string): ContentPart[] {
-  return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
+  return [{ type: 'text', text }, ...content.filter((part) => !carriesText(part))];
 }
 
 /** A commit's age limit (`expireBefore`) for `maxAgeMs` as of now; nothing when there is no limit. */
@@ -96,16 +97,19 @@ export function replacementFor(
   tokens?: number,
 ) {
   const originalBytes = utf8Bytes(text);
+  // JSON is stored laid out to be read (O14); any other text as it is.
+  const json = layoutJson(text, limits.maxResultBytes);
+  const laid = json?.text ?? text;
+  const laidBytes = json === undefined ? originalBytes : utf8Bytes(laid);
   // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
-  const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);
-  const storedBytes = stored.length === text.length ? originalBytes : utf8Bytes(stored);
+  const stored = laidBytes <= limits.maxResultBytes ? laid : cutToBytes(laid, limits.maxResultBytes);
+  const storedBytes = stored.length === laid.length ? laidBytes : utf8Bytes(stored);
   const path = resultPath(key);
   const originalTokens = Math.ceil(tokens ?? limits.measure.tokens(text));
-  const preview = offloadReplacement(
-    { path, toolName, original: text, originalBytes, stored, storedBytes, originalTokens },
-    limits,
-  );
-  return { path, stored, storedBytes, originalBytes, originalTokens, truncated: stored.length < text.length, preview };
+  const truncated = stored.length < laid.length;
+  const shown = { path, toolName, original: text, originalBytes, stored, storedBytes, originalTokens, truncated };
+  const preview = offloadReplacement(json ? { ...shown, json } : shown, limits);
+  return { path, stored, storedBytes, originalBytes, originalTokens, truncated, preview };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
-import { joinText, toContent } from '../shared/content.js';
+import { resultText, toContent } from '../shared/content.js';
 import { isQuotaError } from '../shared/errors.js';
 import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
@@ -220,7 +220,7 @@ export class ToolOutputOffload {
     const content = toContent(call.content, `result of tool "${call.toolName}"`);
     const readTools = checkReadTools(call.readTools, 'stageResult');
     const limits = { ...this.#limitsFor(call.toolName), readTools };
-    const outcome = await stageResult(this.store, limits, { ...call, content, text: joinText(content) });
+    const outcome = await stageResult(this.store, limits, { ...call, content, text: resultText(content) });
     if (outcome.commit) this.#rememberStored(call.threadId, call.key);
     return outcome;
   }

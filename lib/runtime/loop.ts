@@ -117,10 +117,15 @@ async function settle(session: Session, record: CallRecord, outcome: ToolOutcome
       else done();
       return;
     }
-    case 'error':
-      record.result = toolMessage(record.call, textContent(outcome.message), true);
-      record.status = 'done';
+    case 'error': {
+      const done = () => {
+        record.result = toolMessage(record.call, textContent(outcome.message), true);
+        record.status = 'done';
+      };
+      if (outcome.update) await session.commitCall(outcome.update, done);
+      else done();
       return;
+    }
     case 'needs-approval':
       record.status = 'awaiting-approval';
       record.reason = outcome.reason;

@@ -18,7 +18,8 @@ export type ToolOutcome =
        */
       page?: FilePage;
     }
-  | { type: 'error'; message: string }
+  /** A failed call: `message` is what the model reads; a middleware may carry an update with it (a commit of what it stored of the error). */
+  | { type: 'error'; message: string; update?: StateUpdate }
   | { type: 'needs-approval'; reason: string }
   | { type: 'fatal'; reason: string };
 

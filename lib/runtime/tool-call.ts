@@ -55,7 +55,7 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
     } catch (e) {
       return { type: 'error', message: errorMessage(e) };
     }
-    const written = outcome.type === 'success' ? Object.keys(outcome.update ?? {}) : [];
+    const written = outcome.type === 'success' || outcome.type === 'error' ? Object.keys(outcome.update ?? {}) : [];
     if (written.length > 0) {
       const failure = new RunFailure(
         `tool "${req.tool.name}" wrote state key "${written[0]}"; only middleware may write state`,
@@ -82,8 +82,8 @@ export async function runToolCall(session: Session, record: CallRecord): Promise
       throw new RunFailure(`${where} returned ${quoteForMessage(returned)}; expected a ToolOutcome`);
     }
     const outcome = toOutcome(returned, call.name);
-    if (outcome.type === 'success') {
-      const passed = inner.flatMap((o) => (o.type === 'success' && o.update ? [o.update] : []));
+    if (outcome.type === 'success' || outcome.type === 'error') {
+      const passed = inner.flatMap((o) => ((o.type === 'success' || o.type === 'error') && o.update ? [o.update] : []));
       try {
         checkWrites(m, outcome.update, 'wrapToolCall', changedKeys(passed, outcome.update));
       } catch (e) {

@@ -88,7 +88,7 @@ describe('withOffload (AI SDK 7)', () => {
       expect(read).toBe(
         `${[100, 101, 102, 103, 104]
           .map((n) => `${String(n + 1).padStart(6)}\t${bigPage('docs').split('\n')[n]}`)
-          .join('\n')}\n[lines 101-105 of 3000; continue with read_file offset=105]`,
+          .join('\n')}\n[lines 101-105 of 3000; continue with read_file {"path":"${path}","offset":105,"limit":2450}]`,
       );
       // The preview is what the model saw again in the last step, byte for byte.
       expect(shownText(model.prompts[2]!, 'call-1')).toBe(preview);
@@ -220,7 +220,7 @@ describe('withOffload (AI SDK 7)', () => {
     expect(await offload.store.read('t', entry!.key)).toBe(bigPage('shot'));
   });
 
-  it('json over the threshold is stored pretty-printed when that fits maxResultBytes; errors are cut, never stored; small outputs pass as the SDK sends them', async () => {
+  it('json over the threshold is stored one record a line (O14); errors are stored and stay errors (O16); small outputs pass as the SDK sends them', async () => {
     const offload = offloadOnIndexedDb();
     const rows = Array.from({ length: 4000 }, (_, i) => ({ id: i, name: `row ${i}` }));
     const lookup = tool({ description: 'rows', inputSchema: z.object({}), execute: async () => rows });
@@ -250,21 +250,22 @@ describe('withOffload (AI SDK 7)', () => {
       { path: pathIn((json as { value: string }).value), offset: 1, limit: 4 },
       { toolCallId: 'r', messages: [] } as never,
     );
+    const path = pathIn((json as { value: string }).value);
     expect(read).toBe(
-      '     2\t  {\n     3\t    "id": 0,\n     4\t    "name": "row 0"\n     5\t  },\n[lines 2-5 of 16002; continue with read_file offset=5]',
+      `${[0, 1, 2, 3].map((i) => `${String(i + 2).padStart(6)}\t {"id":${i},"name":"row ${i}"},`).join('\n')}\n[lines 2-5 of 4002; continue with read_file {"path":"${path}","offset":5,"limit":2450}]`,
     );
 
     const errors = [
       await tools.failing.toModelOutput!({ ...call, toolCallId: 'f', output: { problem: 'x'.repeat(200_000) } }),
       await tools.noisy.toModelOutput!({ ...call, toolCallId: 'n', output: 'e'.repeat(200_000) }),
     ];
-    // error-json is cut as the provider is sent it: compact, so the cut keeps the most of it.
-    expect((errors[0] as { value: string }).value.startsWith('{"problem":"xxx')).toBe(true);
+    // error-json is stored as the provider is sent it, laid out like any JSON.
+    expect((errors[0] as { value: string }).value).toContain('Format: JSON');
     for (const output of errors) {
       expect(output.type).toBe('error-text');
       const value = (output as { value: string }).value;
       expect(value.length).toBeLessThanOrEqual(20_000 * 4);
-      expect(value).toContain('[Cut: this tool result has');
+      expect(value).toMatch(/^\[Stored tool result\]/);
     }
     expect(await tools.small.toModelOutput!({ ...call, output: { ok: true, at: undefined } })).toEqual({
       type: 'json',
@@ -274,10 +275,10 @@ describe('withOffload (AI SDK 7)', () => {
       type: 'error-text',
       value: 'short',
     });
-    expect((await offload.store.list('t')).map((e) => e.toolName)).toEqual(['lookup']);
+    expect((await offload.store.list('t')).map((e) => e.toolName)).toEqual(['lookup', 'failing', 'noisy']);
   });
 
-  it('an error a tool throws reaches the model cut to the threshold, and the run goes on', async () => {
+  it('an error a tool throws over the threshold is stored, reaches the model as an error naming it, and the run goes on', async () => {
     const offload = offloadOnIndexedDb();
     const huge = new Error(`upstream said: ${'<html>'.repeat(40_000)}`);
     const flaky = tool({
@@ -295,10 +296,11 @@ describe('withOffload (AI SDK 7)', () => {
     expect(sent!.output.type).toBe('error-text');
     const text = (sent!.output as { value: string }).value;
     expect(text.length).toBeLessThanOrEqual(20_000 * 4);
-    expect(text).toMatch(/^Error: upstream said: <html>[\s\S]*\[Cut: this tool result has 240022 characters/);
+    expect(text).toMatch(/^\[Stored tool result\][\s\S]*\nupstream said: <html>/);
     const error = result.steps[0]!.content.find((part) => part.type === 'tool-error') as { error: Error } | undefined;
     expect(error?.error.cause).toBe(huge);
-    expect(await offload.store.list('t')).toEqual([]);
+    const [entry] = await offload.store.list('t');
+    expect(await offload.store.read('t', entry!.key)).toBe(huge.message);
   });
 
   it('rejects bad arguments with errors that name them, and a tool name the read tools would take', () => {
@@ -361,7 +363,7 @@ describe('withOffload: JSON is measured as the SDK sends it', () => {
     expect(events).toEqual([]);
   });
 
-  it('a 287 KB JSON (681 KB pretty-printed) with maxResultBytes 400_000 is stored whole, one value a line', async () => {
+  it('a 287 KB JSON (681 KB pretty-printed) with maxResultBytes 400_000 is stored whole, one record a line', async () => {
     const offload = offloadOnIndexedDb({ maxResultBytes: 400_000 });
     const value = rows(3100);
     const compact = JSON.stringify(value);
@@ -389,21 +391,23 @@ describe('withOffload: JSON is measured as the SDK sends it', () => {
     const stored = await offload.store.read('t', entry!.key);
     expect(JSON.parse(stored!)).toEqual(value);
     const lines = stored!.split('\n');
-    expect(lines.length).toBe(58_902); // one value a line: read_file pages it
+    expect(lines.length).toBe(3102); // one record a line: grep returns a record, read_file pages records
     expect(shownText(model.prompts[2]!, 'call-2')).toBe(
-      ['{', '"id": 0,', '"tags": [', '"a",', '"b",', '"c"']
-        .map((line, i) => `${String(i + 2).padStart(6)}\t${line}`)
+      [0, 1, 2, 3, 4, 5]
+        .map((i) => `${String(i + 2).padStart(6)}\t ${JSON.stringify(value[i])},`)
         .join('\n')
-        .concat(`\n[lines 2-7 of ${lines.length}; continue with read_file offset=7]`),
+        .concat(
+          `\n[lines 2-7 of ${lines.length}; continue with read_file {"path":"${entry!.path}","offset":7,"limit":2450}]`,
+        ),
     );
   });
 
-  it('stores the compact form whole when only it fits maxResultBytes, and cuts it (never a pretty form) when even it does not', async () => {
+  it('stores the compact form whole when only it fits maxResultBytes, and cuts it (never a laid-out form) when even it does not', async () => {
     const value = rows(3100);
     const compact = JSON.stringify(value);
     const call = { toolCallId: 'c1', input: {}, output: value };
     const cases = [
-      { maxResultBytes: 300_000, stored: compact, truncated: false },
+      { maxResultBytes: compact.length + 100, stored: compact, truncated: false },
       { maxResultBytes: 200_000, stored: compact.slice(0, 200_000), truncated: true },
     ];
     for (const { maxResultBytes, stored, truncated } of cases) {

@@ -231,7 +231,9 @@ describe.each(contextStores)('the context budget in LangChain.js, on $name', (ki
     const over = ofType(events, 'context-over-budget');
     expect(over).toHaveLength(1);
     expect(over[0]).toMatchObject({ threadId: 'a', budget: 3000 });
-    expect(Math.abs(over[0]!.tokens - requestTokens(last))).toBeLessThan(10);
+    // The test counts each tool spec as one JSON object, the offload its pieces: a few tokens apart,
+    // more since read_file's spec gained charOffset (B5).
+    expect(Math.abs(over[0]!.tokens - requestTokens(last))).toBeLessThan(12);
     for (const request of requests.slice(0, -1)) expect(requestTokens(request)).toBeLessThanOrEqual(3000);
   });
 

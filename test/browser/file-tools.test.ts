@@ -19,7 +19,9 @@ describe('file tools in a real browser', () => {
   it('reads a mounted file page by page and lists the mount at the root', async () => {
     const page = (await run('read_file', { path: '/mnt/big.txt', offset: 10, limit: 5 })) as string;
     expect(page.split('\n')[0]).toBe('    11\trow 10');
-    expect(page.endsWith('[lines 11-15 of 500; continue with read_file offset=15]')).toBe(true);
+    expect(
+      page.endsWith('[lines 11-15 of 500; continue with read_file {"path":"/mnt/big.txt","offset":15,"limit":2450}]'),
+    ).toBe(true);
     expect(await run('ls', { path: '/' })).toBe('/mnt/\n/readme.md (11 bytes)');
     expect(await run('grep', { pattern: 'row 49[0-9]$', path: '/mnt' })).toContain('/mnt/big.txt:500: row 499');
   });

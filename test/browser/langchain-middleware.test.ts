@@ -372,7 +372,7 @@ describe('errors through offloadMiddleware', () => {
     expect(textOf(message!)).toBe('Tool failed: the upstream API said no');
   });
 
-  it('leaves a large error ToolMessage of an app tool as it is', async () => {
+  it('offloads a large error ToolMessage of an app tool, which stays an error (O16)', async () => {
     const big = linesOf(100, 80, 'err');
     const erring = tool(
       (_args, runtime) => new ToolMessage({ content: big, tool_call_id: runtime.toolCall!.id!, status: 'error' }),
@@ -387,7 +387,10 @@ describe('errors through offloadMiddleware', () => {
       .respond(new AIMessage('done'));
     const { agent, store } = offloadAgent(model, { tools: [erring] });
     const result = await agent.invoke(ask(), thread('chat-1'));
-    expect(textOf(toolMessagesOf(result.messages)[0]!)).toBe(big);
-    expect(await store.list('chat-1')).toEqual([]);
+    const [shown] = toolMessagesOf(result.messages);
+    expect(shown!.status).toBe('error');
+    expect(textOf(shown!)).toContain('[Stored tool result]');
+    const [entry] = await store.list('chat-1');
+    expect(await store.read('chat-1', entry!.key)).toBe(big);
   });
 });

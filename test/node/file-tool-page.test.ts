@@ -1,68 +1,99 @@
-// The file tools' page as data (O11, B3): read_file's pages, followed by their next offset, give
-// back the file's lines, as the tool made them and as the offload cuts them; the printed text is
+// The file tools' page as data (O11, B3, B5): read_file's pages, followed by their closing call, give
+// back the file's every character, as the tool made them and as the offload cuts them; the printed text is
 // only ever made from the data.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fileTools } from '../../lib/agent/file-tools.js';
-import { cutPage, fitPage, maxLineChars, nextOffset, printPage } from '../../lib/backends/file-tool-page.js';
+import { cutPage, fitPage, nextRead, printPage, type ReadPosition } from '../../lib/backends/file-tool-page.js';
 import { fileToolSpecs } from '../../lib/backends/file-tool-specs.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
 import { capFilePage } from '../../lib/offload/cut.js';
 import type { ToolOutcome } from '../../lib/runtime/outcome.js';
 import type { FilePage } from '../../lib/shared/content.js';
-import { countLines, cutLine, splitLines } from '../../lib/shared/text.js';
+import { countLines, splitLines } from '../../lib/shared/text.js';
 import { estimateTokensByScript } from '../../lib/tokens/estimate-by-script.js';
 import { TokenMeasure } from '../../lib/tokens/token-measure.js';
 import { toolContext } from '../browser/fixtures/tool-context.js';
 
-/** The file's lines as read_file shows them: without a final '\r', long ones cut. */
+/** The file's lines as read_file shows them: without a final '\r', never cut (a long one is paged in parts, B5). */
 function shownLines(text: string): string[] {
-  return splitLines(text).map((line) => cutLine(line.endsWith('\r') ? line.slice(0, -1) : line, maxLineChars));
+  return splitLines(text).map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }
 
 function readFileOver(text: string, maxPageTokens: number) {
   const spec = fileToolSpecs({ maxPageTokens }).find((s) => s.name === 'read_file')!;
   const backend = new MemoryBackend({ '/f.txt': text });
-  return (offset: number, limit: number) => spec.run({ path: '/f.txt', offset, limit }, backend);
+  return (at: ReadPosition, limit: number) =>
+    spec.run({ path: '/f.txt', offset: at.offset, limit, charOffset: at.charOffset }, backend);
 }
 
 // endOnFailure: shrinking texts of thousands of characters takes minutes; the seed and the first
 // counterexample are reported as found.
 
-/** Lines short and long (past the line cap), with '\r' and characters outside the BMP. */
+/** Lines short and long (past a small page's room), with '\r' and characters outside the BMP. */
 const line = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 120, unit: 'grapheme' }) },
-  { weight: 1, arbitrary: fc.string({ minLength: 1500, maxLength: 2600 }) },
-  { weight: 1, arbitrary: fc.constantFrom('', '\r', 'a\rb', '😀'.repeat(700)) },
+  { weight: 1, arbitrary: fc.string({ minLength: 1500, maxLength: 9000 }) },
+  { weight: 1, arbitrary: fc.constantFrom('', '\r', 'a\rb', '😀'.repeat(2700)) },
 );
 const fileText = fc
   .tuple(fc.array(line, { maxLength: 60 }), fc.boolean())
   .map(([lines, finalNewline]) => lines.map((l) => l.replaceAll('\n', ' ')).join('\n') + (finalNewline ? '\n' : ''));
 
-/** Checks one page against the file it came from and what it prints. */
-function checkPage(page: FilePage, expected: readonly string[], maxChars: number): void {
+/** Adds what a page shows to `seen` (line index → its characters read so far), checking each row against the file. */
+function collect(page: FilePage, expected: readonly string[], seen: Map<number, string>): void {
   const range = page.range!;
-  expect(range.total).toBe(expected.length);
-  expect(page.lines).toEqual(expected.slice(range.offset, range.offset + page.lines.length));
-  const printed = printPage(page).split('\n');
-  page.lines.forEach((shown, i) => {
-    expect(printed[i]).toBe(`${String(range.offset + i + 1).padStart(6)}\t${shown}`);
-  });
-  const next = nextOffset(page);
-  expect(next).toBe(range.offset + page.lines.length < range.total ? range.offset + page.lines.length : undefined);
-  // The closing line says exactly where to continue, and is there only when something is left.
-  if (next === undefined) expect(page.note).toBeUndefined();
-  else
-    expect(page.note).toMatch(
-      new RegExp(
-        `^\\[lines ${range.offset + 1}-${next} of ${range.total}(; page capped at \\d+ tokens)?; continue with read_file offset=${next}\\]$`,
-      ),
+  page.lines.forEach((shown, row) => {
+    const index = range.offset + row;
+    const part = range.parts?.find((p) => p.row === row);
+    const from = part?.from ?? 0;
+    expect(part === undefined ? shown : shown, `line ${index + 1}`).toBe(
+      expected[index]!.slice(from, from + shown.length),
     );
-  expect(printPage(page).length).toBeLessThanOrEqual(maxChars);
+    if (part) expect(part.length).toBe(expected[index]!.length);
+    else expect(shown).toBe(expected[index]);
+    // A page continues where the last one stopped: nothing skipped, nothing shown twice.
+    expect(seen.get(index) ?? '').toHaveLength(from);
+    seen.set(index, (seen.get(index) ?? '') + shown);
+  });
 }
 
-describe('read_file pages as data', () => {
-  it('from any offset, pages followed by their next offset give back every line once, in order', async () => {
+/** Checks what a page prints: each row numbered (a part under its label), the closing line the exact call that continues it. */
+function checkPrinted(page: FilePage, maxChars: number): void {
+  const range = page.range!;
+  const printed = printPage(page);
+  expect(printed.length).toBeLessThanOrEqual(maxChars);
+  const rows = printed.split('\n');
+  let at = 0;
+  page.lines.forEach((shown, i) => {
+    const number = `${String(range.offset + i + 1).padStart(6)}\t`;
+    const part = range.parts?.find((p) => p.row === i);
+    if (part === undefined) {
+      expect(rows[at++]).toBe(`${number}${shown}`);
+      return;
+    }
+    expect(rows[at++]).toBe(
+      `${number}[part of line ${range.offset + i + 1}: characters ${part.from + 1}-${part.from + shown.length} of ${part.length}]`,
+    );
+    expect(rows[at++]).toBe(shown);
+  });
+  const next = nextRead(page);
+  if (next === undefined) {
+    expect(page.note).toBeUndefined();
+    return;
+  }
+  const call = /continue with read_file (\{.*\})\]$/.exec(page.note!);
+  expect(call, page.note).not.toBeNull();
+  expect(JSON.parse(call![1]!)).toEqual({
+    path: '/f.txt',
+    offset: next.offset,
+    ...(next.charOffset > 0 ? { charOffset: next.charOffset } : {}),
+    limit: range.pageLines,
+  });
+}
+
+describe('read_file pages as data (B5)', () => {
+  it('from any line, pages followed by their closing call give back every character once, in order', async () => {
     await fc.assert(
       fc.asyncProperty(
         fileText,
@@ -72,24 +103,25 @@ describe('read_file pages as data', () => {
         async (text, start, limit, maxPageTokens) => {
           const expected = shownLines(text);
           const read = readFileOver(text, maxPageTokens);
-          let offset = expected.length === 0 ? 0 : start % expected.length;
-          const from = offset;
-          const seen: string[] = [];
+          let at: ReadPosition = { offset: expected.length === 0 ? 0 : start % expected.length, charOffset: 0 };
+          const from = at.offset;
+          const seen = new Map<number, string>();
           for (;;) {
-            const page = await read(offset, limit);
+            const page = await read(at, limit);
             if (expected.length === 0) {
               expect(page).toEqual({ lines: ['/f.txt is empty (0 lines)'] });
               return;
             }
+            expect(page.range!.total).toBe(expected.length);
             expect(page.lines.length).toBeGreaterThan(0);
             expect(page.lines.length).toBeLessThanOrEqual(limit);
-            checkPage(page, expected, maxPageTokens * 4);
-            seen.push(...page.lines);
-            const next = nextOffset(page);
+            checkPrinted(page, maxPageTokens * 4);
+            collect(page, expected, seen);
+            const next = nextRead(page);
             if (next === undefined) break;
-            offset = next;
+            at = next;
           }
-          expect(seen).toEqual(expected.slice(from));
+          expect([...seen.values()]).toEqual(expected.slice(from));
           expect(countLines(text)).toBe(expected.length);
         },
       ),
@@ -97,7 +129,7 @@ describe('read_file pages as data', () => {
     );
   });
 
-  it('cut to any smaller limit, the cut pages followed by their next offset still miss no line', async () => {
+  it('cut to any smaller limit, the cut pages followed by their closing call still miss no character', async () => {
     await fc.assert(
       fc.asyncProperty(
         fileText,
@@ -108,73 +140,37 @@ describe('read_file pages as data', () => {
           fc.pre(expected.length > 0);
           const read = readFileOver(text, 3000);
           const maxChars = limitTokens * 4;
-          let offset = 0;
-          const seen: string[] = [];
+          let at: ReadPosition = { offset: 0, charOffset: 0 };
+          const seen = new Map<number, string>();
           for (;;) {
-            const page = await read(offset, limit);
+            const page = await read(at, limit);
             const shown = printPage(page).length <= maxChars ? page : cutPage(page, maxChars, limitTokens);
-            if (shown.cut) {
-              expect(printPage(shown).length).toBeLessThanOrEqual(maxChars);
-              // read_file's closing line is worded anew for the lines shown: it names the cut note's offset.
-              const next = nextOffset(shown);
-              expect(shown.note).toBe(
-                page.note === undefined
-                  ? undefined
-                  : `[lines ${offset + 1}-${next} of ${expected.length}; continue with read_file offset=${next}]`,
-              );
+            checkPrinted(shown, shown.cut ? maxChars : 3000 * 4);
+            if (shown.cut && nextRead(shown) !== undefined) {
+              expect(printPage(shown)).toContain('The call below continues where it stops.]');
             }
-            const next = nextOffset(shown);
-            if (next !== undefined && shown.cut) {
-              expect(printPage(shown)).toContain(`Continue with read_file offset=${next} and a smaller limit.]`);
-            }
-            // A first line longer than all the room is cut to its start: that line only is partial.
-            if (shown.lines.length === 1 && shown.lines[0] !== expected[offset]) {
-              expect(expected[offset]!.startsWith(shown.lines[0]!)).toBe(true);
-              seen.push(expected[offset]!);
-            } else {
-              expect(shown.lines).toEqual(expected.slice(offset, offset + shown.lines.length));
-              seen.push(...shown.lines);
-            }
+            collect(shown, expected, seen);
+            const next = nextRead(shown);
             if (next === undefined) break;
-            offset = next;
+            at = next;
           }
-          expect(seen).toEqual(expected);
+          expect([...seen.values()]).toEqual(expected);
         },
       ),
       { numRuns: 100, endOnFailure: true },
     );
   });
 
-  it('the offload prints a page within its threshold by any measure, cut by whole lines', async () => {
+  it('the offload prints a page within its threshold by any measure', async () => {
     const byScript = new TokenMeasure(estimateTokensByScript, 'test');
     await fc.assert(
       fc.asyncProperty(fileText, fc.integer({ min: 1000, max: 1500 }), async (text, thresholdTokens) => {
-        const expected = shownLines(text);
-        fc.pre(expected.length > 0);
-        const page = await readFileOver(text, 5000)(0, 1000);
+        fc.pre(shownLines(text).length > 0);
+        const page = await readFileOver(text, 5000)({ offset: 0, charOffset: 0 }, 1000);
         const printed = capFilePage(page, thresholdTokens, byScript);
         expect(byScript.within(printed, thresholdTokens)).toBe(true);
         if (printed === printPage(page)) return;
-        const lines = printed.split('\n');
-        const cutNote = lines.findIndex((l) => l.startsWith('[Cut: this page is over the'));
-        expect(cutNote).toBeGreaterThan(0);
-        // Whole numbered lines from the first (or the start of a first line longer than all the
-        // room), then the note, then the tool's closing line if it had one.
-        const numbered = expected.slice(0, cutNote).map((shown, i) => `${String(i + 1).padStart(6)}\t${shown}`);
-        if (cutNote === 1 && lines[0] !== numbered[0]) expect(numbered[0]!.startsWith(lines[0]!)).toBe(true);
-        else expect(lines.slice(0, cutNote)).toEqual(numbered);
-        // As many lines shown as precede the note (a partial first line counts).
-        const next = cutNote < expected.length ? cutNote : undefined;
-        expect(lines[cutNote], lines.slice(cutNote).join('\n')).toContain(
-          next === undefined
-            ? 'Ask for a smaller page'
-            : `Continue with read_file offset=${next} and a smaller limit.]`,
-        );
-        expect(lines.slice(cutNote + 1)).toEqual(
-          page.note === undefined
-            ? []
-            : [`[lines 1-${next} of ${expected.length}; continue with read_file offset=${next}]`],
-        );
+        expect(printed).toContain('[Cut: this page is over the');
       }),
       { numRuns: 100, endOnFailure: true },
     );

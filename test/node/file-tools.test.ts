@@ -44,10 +44,13 @@ describe('read_file (B3)', () => {
     const lines = first.split('\n');
     expect(lines[0]).toBe('     1\tline 1');
     expect(lines[99]).toBe('   100\tline 100');
-    expect(lines[100]).toBe('[lines 1-100 of 250; continue with read_file offset=100]');
+    // The closing line is the exact call that shows what comes next, asking for as much as a page holds (B5).
+    expect(lines[100]).toBe(
+      '[lines 1-100 of 250; continue with read_file {"path":"/log.txt","offset":100,"limit":2450}]',
+    );
     const middle = text(await run('read_file', { path: '/log.txt', offset: 100, limit: 2 }));
     expect(middle).toBe(
-      '   101\tline 101\n   102\tline 102\n[lines 101-102 of 250; continue with read_file offset=102]',
+      '   101\tline 101\n   102\tline 102\n[lines 101-102 of 250; continue with read_file {"path":"/log.txt","offset":102,"limit":2450}]',
     );
     const last = text(await run('read_file', { path: '/log.txt', offset: 240 }));
     expect(last.split('\n')).toHaveLength(10);
@@ -80,16 +83,18 @@ describe('read_file (B3)', () => {
     expect(text(await run('read_file', { path: '/e.txt' }))).toBe('/e.txt is empty (0 lines)');
   });
 
-  it('caps a page of 100 lines × 10,000 characters under maxPageTokens, cutting long lines', async () => {
+  it('caps a page of 100 lines × 10,000 characters under maxPageTokens, whole lines that fit, no line cut', async () => {
     const wide = Array.from({ length: 100 }, (_, i) => `${i}:${'w'.repeat(10_000)}`).join('\n');
     const run = toolsOver(new MemoryBackend({ '/wide.txt': wide }));
     const page = text(await run('read_file', { path: '/wide.txt' }));
     expect(estimateTokens(page)).toBeLessThanOrEqual(5000);
-    expect(page).toContain('[line cut: 2000 of 10002 characters shown]');
+    expect(page).not.toContain('line cut');
+    expect(page.split('\n')[0]).toBe(`     1\t0:${'w'.repeat(10_000)}`);
     const note = page.split('\n').at(-1)!;
-    const match = /^\[lines 1-(\d+) of 100; page capped at 5000 tokens; continue with read_file offset=(\d+)\]$/.exec(
-      note,
-    );
+    const match =
+      /^\[lines 1-(\d+) of 100; page capped at 5000 tokens; continue with read_file \{"path":"\/wide.txt","offset":(\d+),"limit":2450\}\]$/.exec(
+        note,
+      );
     expect(match).not.toBeNull();
     expect(match![1]).toBe(match![2]);
     const next = text(await run('read_file', { path: '/wide.txt', offset: Number(match![2]) }));
@@ -97,14 +102,44 @@ describe('read_file (B3)', () => {
     expect(estimateTokens(next)).toBeLessThanOrEqual(5000);
   });
 
-  it('caps a single 3 MB line, and respects a smaller maxPageTokens', async () => {
-    const backend = new MemoryBackend({ '/one-line.json': `[${'"x",'.repeat(750_000)}"end"]` });
+  it('pages a single 3 MB line in parts to its end, within maxPageTokens, following each closing call (B5)', async () => {
+    const line = `[${'"x",'.repeat(750_000)}"end"]`;
+    const backend = new MemoryBackend({ '/one-line.json': line });
     for (const maxPageTokens of [undefined, 1000]) {
-      const page = text(await toolsOver(backend, maxPageTokens)('read_file', { path: '/one-line.json' }));
-      expect(estimateTokens(page)).toBeLessThanOrEqual(maxPageTokens ?? 5000);
-      expect(page).toMatch(/^ {5}1\t\["x",/);
-      expect(page).toContain('[line cut: 2000 of 3000007 characters shown]');
+      const run = toolsOver(backend, maxPageTokens);
+      let args: Record<string, unknown> = { path: '/one-line.json' };
+      let read = '';
+      let calls = 0;
+      for (;;) {
+        const page = text(await run('read_file', args));
+        calls++;
+        expect(estimateTokens(page)).toBeLessThanOrEqual(maxPageTokens ?? 5000);
+        const rows = page.split('\n');
+        expect(rows[0]).toMatch(/^ {5}1\t\[part of line 1: characters (\d+)-(\d+) of 3000007\]$/);
+        const [, from, to] = /characters (\d+)-(\d+)/.exec(rows[0]!)!;
+        expect(Number(from)).toBe(read.length + 1);
+        read += rows[1]!;
+        expect(read.length).toBe(Number(to));
+        const next = /continue with read_file (\{.*\})\]$/.exec(rows.at(-1)!);
+        if (next === null) break;
+        args = JSON.parse(next[1]!);
+      }
+      expect(read).toBe(line);
+      // As much as a page holds each time.
+      expect(calls).toBeLessThanOrEqual(Math.ceil(line.length / ((maxPageTokens ?? 5000) * 4 - 400 - 100)));
     }
+  });
+
+  it('refuses hostile numbers: offset, limit and charOffset must be safe integers', async () => {
+    const run = toolsOver(new MemoryBackend({ '/a.txt': 'abc\n' }));
+    expect(errorOf(await run('read_file', { path: '/a.txt', limit: 2 ** 53 + 2 }))).toBe(
+      'limit must be an integer of at least 1, got 9007199254740994',
+    );
+    expect(errorOf(await run('read_file', { path: '/a.txt', offset: 2 ** 53 + 2 }))).toContain('offset must be');
+    expect(errorOf(await run('read_file', { path: '/a.txt', charOffset: 2 ** 60 }))).toContain('charOffset must be');
+    expect(errorOf(await run('read_file', { path: '/a.txt', charOffset: 3 }))).toBe(
+      'charOffset 3 is past the end of line 1, which has 3 characters (/a.txt)',
+    );
   });
 
   it('reads a page and the line count in one call of the backend, options checked once', async () => {
@@ -197,7 +232,11 @@ describe('grep, ls and glob tools', () => {
       new MemoryBackend(Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`/f${i}`, long]))),
     );
     const out = text(await run('grep', { pattern: 'NEEDLE' }));
-    expect(out.split('\n')[0]).toMatch(/^\/f0:1: …a+NEEDLEb+…$/);
+    // The line is longer than a page: the match says which read_file call shows its part (B5).
+    const first = out.split('\n')[0]!;
+    const call = /^\/f0:1: …a+NEEDLEb+… \[line 1 has 400006 characters; this part: read_file (\{.*\})\]$/.exec(first);
+    expect(call).not.toBeNull();
+    expect(text(await run('read_file', JSON.parse(call![1]!)))).toContain('NEEDLE');
     expect(out.split('\n').at(-1)).toMatch(
       /^\[showing \d+ of 80 matches; narrow the search with path or glob, or a more specific pattern\]$/,
     );

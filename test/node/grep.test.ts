@@ -53,7 +53,10 @@ describe('the grep tool', () => {
   it('shows the text around the match in a long line from the column the backend found', async () => {
     const line = `${'x'.repeat(300_000)}NEEDLE${'y'.repeat(300_000)}`;
     const out = await grepTool(new MemoryBackend({ '/one.json': line }), { pattern: 'NEEDLE' });
-    expect(out).toMatch(/^\/one\.json:1: …x+NEEDLEy+…$/);
+    // A line longer than a page: the match names the read_file call that shows its part (B5).
+    expect(out).toMatch(
+      /^\/one\.json:1: …x+NEEDLEy+… \[line 1 has 600006 characters; this part: read_file \{"path":"\/one\.json","offset":0,"charOffset":299700,"limit":2450\}\]$/,
+    );
   });
 });
 

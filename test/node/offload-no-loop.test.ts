@@ -17,7 +17,12 @@ async function toolTexts(agent: ReturnType<typeof offloadAgent>['agent'], name: 
 }
 
 const noteAboutSmallerPage =
-  /\[Cut: this page is over the (\d+)-token limit for a tool result; only its first \d+ of \d+ lines are shown\./;
+  /\[Cut: this page is over the (\d+)-token limit for a tool result; only (its first \d+ of \d+ lines are|part of it is) shown\./;
+
+/** The arguments of the read_file call a page's closing line names (B5). */
+function continuation(page: string): { path: string; offset: number; limit: number } {
+  return JSON.parse(/continue with read_file (\{.*\})\]$/.exec(page)![1]!);
+}
 
 describe('O11: file tools reading the mount are capped, never stored', () => {
   it.each([1000, 2500, 4800])(
@@ -72,8 +77,7 @@ describe('O11: file tools reading the mount are capped, never stored', () => {
       },
       (request) => {
         const page = joinText(toolMessagesOf(request.messages).at(-1)!.content);
-        const offset = Number(/Continue with read_file offset=(\d+) and a smaller limit/.exec(page)![1]);
-        return calls(['read_file', { path, offset, limit: 20 }]);
+        return calls(['read_file', { ...continuation(page), limit: 20 }]);
       },
       reply(),
     ]);
@@ -86,16 +90,18 @@ describe('O11: file tools reading the mount are capped, never stored', () => {
     const lines = capped!.split('\n');
     expect(lines.at(-2)).toMatch(noteAboutSmallerPage);
     const shown = lines.slice(0, -2);
-    // read_file's closing line still comes last, worded for the lines shown: it names the offset the cut's note names.
-    expect(lines.at(-1)).toBe(`[lines 1-${shown.length} of 400; continue with read_file offset=${shown.length}]`);
+    // read_file's closing line still comes last, worded for the lines shown: the call that continues the cut page.
+    expect(lines.at(-1)).toBe(
+      `[lines 1-${shown.length} of 400; continue with read_file {"path":"${path}","offset":${shown.length},"limit":2450}]`,
+    );
     expect(shown.map((line) => Number(line.split('\t')[0]))).toEqual(shown.map((_, i) => i + 1));
-    expect(lines.at(-2)).toContain(`only its first ${shown.length} of`);
+    expect(lines.at(-2)).toContain('The call below continues where it stops.');
     // The offset the note gave starts right after the last line shown.
     expect(next!.split('\n')[0]).toMatch(new RegExp(`^\\s*${shown.length + 1}\\tline ${shown.length} `));
     expect(next).not.toContain('[Cut');
   });
 
-  it('a page with no continuation line (the end of the file) ends with the note', async () => {
+  it('a page with no continuation line (the end of the file) ends with the note and the call that continues it', async () => {
     let path = '';
     const model = scriptedModel([
       calls(['emit', { lines: 400 }]),
@@ -113,8 +119,8 @@ describe('O11: file tools reading the mount are capped, never stored', () => {
     expect(estimateTokens(page!)).toBeLessThanOrEqual(1000);
     const lines = page!.split('\n');
     expect(lines[0]).toMatch(/^\s*301\tline 300 /);
-    expect(lines.at(-1)).toMatch(noteAboutSmallerPage);
-    expect(lines.at(-1)).toContain(`Continue with read_file offset=${300 + lines.length - 1} and a smaller limit.`);
+    expect(lines.at(-2)).toMatch(noteAboutSmallerPage);
+    expect(continuation(page!)).toEqual({ path, offset: 300 + lines.length - 2, limit: 24_950 });
   });
 
   it('a file tool result within the threshold is left as it is', async () => {
@@ -152,7 +158,11 @@ describe("O11: a file tool's own threshold (tools option) cuts its pages", () =>
       expect(estimateTokens(text)).toBeGreaterThan(2500);
       expect(text).toContain('over the 3000-token limit for a tool result');
       const shown = text.split('\n').filter((line) => /^\s*\d+\t/.test(line)).length;
-      expect(text.split('\n').at(-1)).toBe(`[lines 1-${shown} of 400; continue with read_file offset=${shown}]`);
+      expect(text.split('\n').at(-1)).toMatch(
+        new RegExp(
+          `^\\[lines 1-${shown} of 400; continue with read_file \\{"path":"[^"]+","offset":${shown},"limit":\\d+\\}\\]$`,
+        ),
+      );
     }
   });
 });

@@ -41,7 +41,7 @@ describe('ToolOutputOffload.readTools: the read-only tools for other frameworks'
     expect([...tools.keys()]).toEqual(['read_file', 'grep', 'ls', 'glob']);
     const properties = (name: string) =>
       Object.keys((tools.get(name)!.parameters as { properties: object }).properties);
-    expect(properties('read_file')).toEqual(['path', 'offset', 'limit']);
+    expect(properties('read_file')).toEqual(['path', 'offset', 'limit', 'charOffset']);
     expect(properties('grep')).toEqual(['pattern', 'path']);
     expect(properties('ls')).toEqual(['path']);
     expect(properties('glob')).toEqual(['pattern', 'path']);
@@ -75,7 +75,7 @@ describe('ToolOutputOffload.readTools: the read-only tools for other frameworks'
     for (const [name, args] of calls) expect(await run(name, args)).toEqual(await runBuiltIn(name, args));
     const page = await run('read_file', { path, offset: 10, limit: 3 });
     expect(page.text).toBe(
-      `    11\trow 10 ${'y'.repeat(90)}\n    12\trow 11 ${'y'.repeat(90)}\n    13\trow 12 ${'y'.repeat(90)}\n[lines 11-13 of 400; continue with read_file offset=13]`,
+      `    11\trow 10 ${'y'.repeat(90)}\n    12\trow 11 ${'y'.repeat(90)}\n    13\trow 12 ${'y'.repeat(90)}\n[lines 11-13 of 400; continue with read_file {"path":"${path}","offset":13,"limit":2450}]`,
     );
   });
 
@@ -105,13 +105,15 @@ describe('ToolOutputOffload.readTools: the read-only tools for other frameworks'
     expect(await run('read_file', { path })).toEqual({ text: expect.stringContaining('was evicted'), isError: true });
   });
 
-  it('never stores what it reads (A4): a page over the threshold is cut to whole lines with a note', async () => {
+  it('never stores what it reads (A4): a page over the threshold is cut to whole lines with a note and the call that continues it', async () => {
     const { run, store, path } = await setup();
     const before = await store.list('t');
     const page = await run('read_file', { path, limit: 300 });
     expect(page.isError).toBe(false);
     expect(page.text.length).toBeLessThanOrEqual(4000);
-    expect(page.text).toMatch(/\[Cut: this page is over the 1000-token limit.*Continue with read_file offset=\d+/);
+    expect(page.text).toMatch(
+      /\[Cut: this page is over the 1000-token limit[^\n]*The call below continues where it stops\.\]\n\[lines 1-\d+ of 400; continue with read_file \{"path":"[^"]+","offset":\d+,"limit":2450\}\]$/,
+    );
     expect(await store.list('t')).toEqual(before);
   });
 

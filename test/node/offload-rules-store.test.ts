@@ -35,7 +35,9 @@ describe('O1: a large Success is stored and the model sees a header and the firs
 
     const page = lastToolText(model.requests[2]!);
     expect(page).toContain(`    11\t${linesOf(11).split('\n')[10]}`);
-    expect(page).toContain('[lines 11-13 of 100; continue with read_file offset=13]');
+    expect(page).toContain(
+      `[lines 11-13 of 100; continue with read_file {"path":"/large_tool_results/${entry!.key}","offset":13,"limit":450}]`,
+    );
   });
 });
 

@@ -32,7 +32,7 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
       `Original size: ${utf8Bytes(text)} bytes, about ${estimateTokens(text)} tokens, 100 lines.`,
     );
     expect(shown).toContain(`Stored: all ${utf8Bytes(text)} bytes (100 lines).`);
-    expect(shown).toContain('read_file {"path":"/large_tool_results/abc_123","offset":10,"limit":100}');
+    expect(shown).toContain('read_file {"path":"/large_tool_results/abc_123","offset":10,"limit":2450}');
     expect(shown).toContain('grep {"pattern":"<regex>","path":"/large_tool_results/abc_123"}');
     expect(shown).toContain('First 10 of 100 lines:');
     expect(shown.endsWith(text.split('\n').slice(0, 10).join('\n'))).toBe(true);
@@ -121,11 +121,20 @@ describe('wrapToolCall: deciding and storing (O1)', () => {
     expect(shown).toContain('"offset":0');
   });
 
-  it('leaves non-success outcomes alone', async () => {
+  it('stages an error over the threshold and keeps it an error (O16); other outcomes, and small errors, pass alone', async () => {
     const { store, offload } = offloadWith();
     const error = { type: 'error' as const, message: 'x'.repeat(10_000) };
-    expect(await callTool(offload, error)).toBe(error);
-    expect(await store.list()).toEqual([]);
+    const shown = await callTool(offload, error);
+    expect(shown).toMatchObject({
+      type: 'error',
+      message: expect.stringContaining('[Stored tool result]'),
+      update: { toolOutputOffload: { type: 'commit', key: 'key-1', toolName: 'fetch_page' } },
+    });
+    expect(await store.list()).toEqual([]); // staged: made live when the runtime applies the update
+    const small = { type: 'error' as const, message: 'no such page' };
+    expect(await callTool(offload, small)).toBe(small);
+    const approval = { type: 'needs-approval' as const, reason: 'x'.repeat(10_000) };
+    expect(await callTool(offload, approval)).toBe(approval);
   });
 
   it('keeps the inner update and adds its own', async () => {
