@@ -61,7 +61,13 @@ export type StoreEvent =
    * A model request was recorded in the thread's context ledger (`recordRequest`): its step and
    * estimated tokens, so a reader reads only what is new (`requests(threadId, { after })`).
    */
-  | { type: 'request'; threadId: string; step: number; tokens: number };
+  | { type: 'request'; threadId: string; step: number; tokens: number }
+  /**
+   * `clearThread` deleted what the thread had (told after the 'evicted' of each key it cleared):
+   * its entries, failures, eviction log but the 'cleared' records, cleared results and context
+   * ledger, whose steps count from 1 again; told only when there was something to clear.
+   */
+  | { type: 'thread-cleared'; threadId: string };
 
 /** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
 export interface StoreFailure {
