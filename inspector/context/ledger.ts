@@ -16,6 +16,7 @@ type LedgerState =
 /**
  * What to read: the newest request's thread among the known ones (none shown yet), the steps after
  * the last one held, or the whole ledger; a pending read of a higher rank stands for a lower one.
+ * Threads a 'request' notice named are looked at apart (`#heard`).
  */
 type ReadKind = 'probe' | 'new' | 'whole';
 const rank: Record<ReadKind, number> = { probe: 0, new: 1, whole: 2 };
@@ -42,6 +43,12 @@ class LedgerReader {
   /** The thread shown (or being read); undefined while none is known. */
   #threadId: string | undefined;
   #pending: ReadKind | undefined = 'whole';
+  /**
+   * Other threads that 'request' notices named, newest last, with no thread picked: shown only once
+   * their newest record is read and is newer than the one shown. Any script of the origin can post
+   * a notice, so one naming a thread with no ledger switches nothing (and blanks nothing).
+   */
+  readonly #heard = new Set<string>();
   #reading = false;
   #scheduled = false;
   #stopped = false;
@@ -93,8 +100,11 @@ class LedgerReader {
     for (const change of changes) {
       if (change.type === 'request') {
         if (this.#picked === '' && change.threadId !== this.#threadId) {
-          // The newest request is another thread's: show that one.
-          this.#show(change.threadId);
+          // Maybe the newest request is another thread's: show it once its ledger says so.
+          this.#heard.delete(change.threadId);
+          this.#heard.add(change.threadId);
+          if (this.#heard.size > MAX_PROBED_THREADS) this.#heard.delete(this.#heard.values().next().value as string);
+          this.#read('probe');
           continue;
         }
         if (change.threadId !== this.#threadId) continue;
@@ -123,8 +133,11 @@ class LedgerReader {
     while (this.#pending !== undefined && !this.#stopped) {
       const kind = this.#pending;
       this.#pending = undefined;
-      const threadId = this.#threadId;
+      let threadId = this.#threadId;
       try {
+        // A thread a notice named, found newer, is read whole: what was asked of the one before is moot.
+        if (this.#heard.size > 0 && this.#picked === '' && (await this.#probeHeard())) continue;
+        threadId = this.#threadId;
         if (threadId === undefined) await this.#probe();
         // A probe asked for while one ran is moot once it found the thread.
         else if (kind !== 'probe') await this.#readThread(threadId, kind);
@@ -152,6 +165,38 @@ class LedgerReader {
     }
     this.#ledger = mergeLedger(held ?? { threadId, records: [], dropped: 0 }, answer);
     this.#publish({ status: 'ready', ledger: this.#ledger });
+  }
+
+  /**
+   * The threads notices named: the one whose newest record is the newest is shown, when it is newer
+   * than the newest shown (or none is); a thread with no record (a forged notice) changes nothing.
+   */
+  async #probeHeard(): Promise<boolean> {
+    const threads = [...this.#heard];
+    this.#heard.clear();
+    const answers = await Promise.all(
+      threads.map((threadId) =>
+        this.#source.latestRequest(threadId).then(
+          (answer) => mergeLedger({ threadId, records: [], dropped: 0 }, answer === undefined ? [] : [answer]),
+          () => undefined,
+        ),
+      ),
+    );
+    if (this.#stopped || this.#picked !== '') return false;
+    let best = this.#ledger ? newest(this.#ledger.records) : undefined;
+    let found: string | undefined;
+    answers.forEach((ledger) => {
+      const last = ledger && newest(ledger.records);
+      if (last !== undefined && (best === undefined || last > best)) {
+        best = last;
+        found = ledger!.threadId;
+      }
+    });
+    if (found === undefined) return false;
+    this.#threadId = found;
+    this.#ledger = undefined;
+    await this.#readThread(found, 'whole');
+    return true;
   }
 
   /** With no thread picked and none heard of: the thread whose newest request is the newest. */
