@@ -90,9 +90,11 @@ class ContextReader {
         const restarted = change.step !== undefined && change.step <= known;
         this.#mark(change.threadId, { cleared: true, ledger: restarted ? 'all' : 'after' });
       } else if (change.type === 'restored' || change.type === 'evicted') {
-        // A Block takes back the turn's clearings (C7); a clear (the thread left empty) the ledger too.
-        const emptied = change.type === 'evicted' && (change.totalBytes ?? 0) === 0;
-        this.#mark(change.threadId, { cleared: true, ledger: emptied ? 'all' : 'none' });
+        // A Block takes back the turn's clearings (C7).
+        this.#mark(change.threadId, { cleared: true, ledger: 'none' });
+      } else if (change.type === 'thread-cleared') {
+        // clearThread deleted its cleared results and its ledger, whose steps count from 1 again.
+        this.#mark(change.threadId, { cleared: true, ledger: 'all' });
       }
     }
   }

@@ -111,8 +111,8 @@ class LedgerReader {
         const last = this.#ledger?.records.at(-1)?.step ?? 0;
         // A step not after the last held: the ledger was cleared and counts again from 1.
         this.#read(change.step !== undefined && change.step <= last ? 'whole' : 'new');
-      } else if (change.type === 'evicted' && change.threadId === this.#threadId && (change.totalBytes ?? 0) === 0) {
-        this.#read('whole'); // maybe clearThread, which clears the ledger too
+      } else if (change.type === 'thread-cleared' && change.threadId === this.#threadId) {
+        this.#read('whole'); // clearThread cleared the ledger too
       }
     }
   }

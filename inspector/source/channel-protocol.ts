@@ -29,7 +29,9 @@ import { isBound, isStoreInfo } from './store-info.js';
  * 'cleared' (a thread's results cleared from its model requests, answered with a list of records):
  * an older side never answers it, and the panel marks none. And 'latestRequest' (the newest record of
  * a thread's ledger, after a step when given, or null), for the budget beside a gauge: one record
- * crosses, not the ledger; an older side never answers it, and the panel shows no budget.
+ * crosses, not the ledger; an older side never answers it, and the panel shows no budget. And the
+ * change type 'thread-cleared' (clearThread), sent apart as 'request' is; an older side never tells
+ * it, and the panel then reads the cleared thread's failures, ledger and marks at its next change.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
  * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
@@ -106,13 +108,20 @@ export interface ChangeNotice {
  * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
  * `__proto__` or `toString` is never found through a prototype.
  */
-const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type'] | 'request'>([
+const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>([
   'stored',
   'evicted',
   'restored',
   'failed',
   'request',
+  'thread-cleared',
 ]);
+
+/**
+ * The change types an older panel does not know, so drops a notice naming them: sent in notices of
+ * their own, so such a panel misses nothing else.
+ */
+export const LATER_CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>(['request', 'thread-cleared']);
 
 /** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
 export const MAX_NOTICE_CHANGES = 256;

@@ -4,6 +4,7 @@ import {
   DEFAULT_CHANNEL,
   type InspectorRequest,
   type InspectorResponse,
+  LATER_CHANGE_TYPES,
   MAX_NOTICE_CHANGES,
   PROTOCOL,
   parseRequest,
@@ -97,8 +98,9 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   // of the origin replaying one) costs reading the message, not a store read and an answer.
   const seen = new Set<string>();
   let closed = false;
-  // Two batches: the context ledger's 'request' changes go in notices of their own, since a panel
-  // of an older version drops a notice naming a type it does not know, and would miss the others.
+  // Two batches: the context ledger's 'request' changes (and 'thread-cleared') go in notices of their
+  // own, since a panel of an older version drops a notice naming a type it does not know, and would
+  // miss the others.
   // Each batch's changes, so panels read only the threads they name; undefined once there are too many.
   const batches = [0, 1].map(() => ({ events: 0, changes: [] as SourceChange[] | undefined }));
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -127,7 +129,7 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
 
   const unsubscribe = store.subscribe((event) => {
     const change = toSourceChange(event);
-    const batch = batches[change?.type === 'request' ? 1 : 0]!;
+    const batch = batches[change && LATER_CHANGE_TYPES.has(change.type) ? 1 : 0]!;
     batch.events += 1;
     if (change && batch.changes && batch.changes.length < MAX_NOTICE_CHANGES) batch.changes.push(change);
     else batch.changes = undefined;

@@ -66,14 +66,16 @@ const partsChangedBy: ReadonlyMap<string, readonly Part[]> = new Map<string, rea
 ]);
 
 /**
- * An eviction may also be `clearThread`, which drops the thread's failures with its entries and
- * leaves it empty: its failures are read again only when the thread's total after it is 0 (or
- * not told), not after each eviction that made room for a new result.
+ * `clearThread` drops the thread's failures and rewrites its eviction log: the store tells it
+ * ('thread-cleared', after the 'evicted' of each key). An eviction whose total is not told (a
+ * custom store's) may be one too.
  */
 function partsOf(change: SourceChange): readonly Part[] {
-  if (change.type === 'evicted' && (change.totalBytes ?? 0) === 0) return allParts;
+  if (change.type === 'thread-cleared') return clearedParts;
+  if (change.type === 'evicted' && change.totalBytes === undefined) return allParts;
   return partsChangedBy.get(change.type) ?? allParts;
 }
+const clearedParts: readonly Part[] = ['evictions', 'failures'];
 
 /**
  * What changed in one thread: which lists, which keys (null: any, read the whole lists), how many
@@ -230,6 +232,11 @@ export class SnapshotReader {
         this.#dirty.set(change.threadId, thread);
         const parts = partsOf(change);
         for (const part of parts) thread.parts.add(part);
+        // A clear rewrites the whole log (the entries it emptied were named by their evictions).
+        if (change.type === 'thread-cleared') {
+          thread.evicted = Infinity;
+          continue;
+        }
         if (!keyedTypes.has(change.type)) thread.keys = null;
         else thread.keys?.add(change.key);
         // Each eviction logs one record; one that may be a clear (every list) may rewrite them all.

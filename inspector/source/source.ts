@@ -17,7 +17,8 @@ import { isBound, type StoreInfo } from './store-info.js';
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
  * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
  * It tells the panel which thread to read again, and which entry. A `'request'` (a model request
- * recorded in the thread's context ledger) names no key (`''`) and tells its `step`.
+ * recorded in the thread's context ledger) names no key (`''`) and tells its `step`; nor does a
+ * `'thread-cleared'` (`clearThread`: the thread's failures, log, ledger and cleared results went too).
  */
 export interface SourceChange {
   type: string;
@@ -111,6 +112,7 @@ export function toSourceChange(event: unknown): SourceChange | undefined {
   if (type === 'request' && typeof threadId === 'string') {
     return { type, threadId, key: '', ...(isStep(step) ? { step } : {}) };
   }
+  if (type === 'thread-cleared' && typeof threadId === 'string') return { type, threadId, key: '' };
   if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
   // A total or bound that is not one is dropped: the panel reads it instead of showing it.
   return {
