@@ -1,9 +1,7 @@
 import type { StoreEvent } from '../../lib/index.js';
-import { isStep } from '../context/records.js';
-import { isLedgerAnswer } from './context-wire.js';
-import { isCount } from './count.js';
+import { type ReadOpName, readOpNamed } from './read-ops.js';
 import { type SourceChange, toSourceChanges } from './source.js';
-import { isBound, isStoreInfo } from './store-info.js';
+import { isCount } from './store-info.js';
 
 /**
  * The messages between `exposeToInspector` (the window that holds the store) and a panel mounted
@@ -43,41 +41,17 @@ import { isBound, isStoreInfo } from './store-info.js';
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp =
-  | 'list'
-  | 'evictions'
-  | 'failures'
-  | 'totalBytes'
-  | 'bound'
-  | 'read'
-  | 'info'
-  | 'unreadable'
-  | 'requests'
-  | 'cleared'
-  | 'latestRequest';
-
-export type InspectorRequest =
-  | {
-      protocol: typeof PROTOCOL;
-      kind: 'request';
-      id: string;
-      op: 'list' | 'evictions';
-      threadId?: string;
-      keys?: string[];
-    }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound' | 'cleared'; threadId: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'latestRequest'; threadId: string; after?: number };
-
-/** A request without its envelope: what the panel asks. */
-export type RequestBody = InspectorRequest extends infer R
-  ? R extends InspectorRequest
-    ? Omit<R, 'protocol' | 'kind' | 'id'>
-    : never
-  : never;
+/**
+ * A request of one of the store's read operations (inspector/source/read-ops.ts): `op`, and its
+ * arguments as fields beside it, checked by the operation on receipt.
+ */
+export interface InspectorRequest {
+  protocol: typeof PROTOCOL;
+  kind: 'request';
+  id: string;
+  op: ReadOpName;
+  [argument: string]: unknown;
+}
 
 interface WireError {
   name: string;
@@ -139,50 +113,12 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
   return isObject(data) && data.protocol === PROTOCOL && data.kind === kind;
 }
 
-/**
- * Characters of keys one 'list' request names at most: well within what the DevTools extension
- * carries for a request (8 KiB). More keys changed than that: the panel asks for the whole thread.
- */
-const MAX_REQUEST_KEYS_CHARS = 4096;
-
-/** True for the keys a request may name: strings, together within MAX_REQUEST_KEYS_CHARS. */
-export function isKeyList(keys: unknown): keys is string[] {
-  if (!Array.isArray(keys)) return false;
-  let chars = 0;
-  for (const key of keys) {
-    if (!isString(key)) return false;
-    chars += key.length + 3;
-  }
-  return chars <= MAX_REQUEST_KEYS_CHARS;
-}
-
+/** The request when it is one: its envelope, an operation this version knows, and that operation's arguments. */
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
-  const { id, op, threadId, keys } = data;
-  if ((op === 'list' || op === 'evictions') && keys !== undefined) {
-    if (!isString(threadId) || !isKeyList(keys)) return undefined;
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, keys };
-  }
-  if (op === 'list' || op === 'evictions' || op === 'failures' || op === 'unreadable') {
-    if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
-    return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
-  }
-  if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
-  if ((op === 'totalBytes' || op === 'bound' || op === 'cleared') && isString(data.threadId)) {
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
-  }
-  if (
-    (op === 'requests' || op === 'latestRequest') &&
-    isString(threadId) &&
-    (data.after === undefined || isStep(data.after))
-  ) {
-    const { after } = data;
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
-  }
-  if (op === 'read' && isString(data.threadId) && isString(data.key)) {
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId, key: data.key };
-  }
-  return undefined;
+  const op = readOpNamed(data.op);
+  const args = op?.parse(data);
+  return args && { ...args, protocol: PROTOCOL, kind: 'request', id: data.id, op: data.op as ReadOpName };
 }
 
 export function parseResponse(data: unknown): InspectorResponse | undefined {
@@ -260,29 +196,6 @@ export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeN
     ...(instance === undefined ? {} : { instance }),
   };
 }
-
-/**
- * A list of records: an array of objects. Their fields are checked one by one where they are shown
- * (inspector/source/records.ts), so one damaged record is shown as such instead of hiding every other.
- */
-const isRecordList = (value: unknown): boolean => Array.isArray(value) && value.every(isObject);
-
-/** What a valid answer to each request looks like. */
-export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
-  list: isRecordList,
-  evictions: isRecordList,
-  failures: isRecordList,
-  unreadable: isRecordList,
-  totalBytes: isCount,
-  // null: the store does not know the thread's bound (JSON, on the extension's hops, has no undefined).
-  bound: (value) => value === null || isBound(value),
-  read: isString,
-  info: isStoreInfo,
-  requests: isLedgerAnswer,
-  cleared: isRecordList,
-  // null: the thread has no record (after the step asked), or the store keeps no ledger.
-  latestRequest: (value) => value === null || isObject(value),
-};
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */
 export function toWireError(error: unknown): WireError {

@@ -2,7 +2,6 @@ import { assertChannelName } from './channel.js';
 import {
   type ChangeNotice,
   DEFAULT_CHANNEL,
-  type InspectorRequest,
   type InspectorResponse,
   LATER_CHANGE_TYPES,
   MAX_NOTICE_CHANGES,
@@ -10,18 +9,9 @@ import {
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { ledgerPage, readLedger } from './context-wire.js';
-import {
-  assertInspectableStore,
-  type InspectableStore,
-  readKeyed,
-  storeBound,
-  storeCleared,
-  storeFailures,
-  storeUnreadable,
-} from './inspectable-store.js';
-import { type SourceChange, toSourceChange } from './source.js';
-import { assertBound, assertOptionNames, isBound, readStoreInfo } from './store-info.js';
+import { assertInspectableStore, exposedAnswer } from './read-ops.js';
+import { type InspectableStore, type SourceChange, toSourceChange } from './source.js';
+import { assertBound, assertOptionNames } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 const NOTICE_BATCH_MS = 50;
@@ -46,33 +36,6 @@ export interface ExposeOptions {
    * `OffloadStore.bound`, so they need no `bound` here).
    */
   bound?: number;
-}
-
-function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
-  switch (request.op) {
-    case 'list':
-    case 'evictions':
-      return readKeyed(store, request.op, request.threadId, request.keys);
-    case 'failures':
-      return storeFailures(store, request.threadId);
-    case 'unreadable':
-      return storeUnreadable(store, request.threadId);
-    case 'totalBytes':
-      return store.totalBytes(request.threadId);
-    case 'bound':
-      // null, not undefined, for "not known": it survives the extension's JSON hops.
-      return storeBound(store, request.threadId).then((bound) => (isBound(bound) ? bound : null));
-    case 'read':
-      return store.read(request.threadId, request.key);
-    case 'info':
-      return readStoreInfo(store, bound);
-    case 'requests':
-      return ledgerPage(store, request.threadId, request.after);
-    case 'cleared':
-      return storeCleared(store, request.threadId);
-    case 'latestRequest':
-      return readLedger(store, request.threadId, request.after).then((records) => records?.at(-1) ?? null);
-  }
 }
 
 /**
@@ -118,7 +81,7 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
     if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
     const fail = (error: unknown) =>
       post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: false, error: toWireError(error) });
-    answer(store, bound, request).then((value) => {
+    exposedAnswer(request.op, store, request, bound).then((value) => {
       try {
         post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: true, value });
       } catch (error) {

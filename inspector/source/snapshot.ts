@@ -1,5 +1,4 @@
 import { clip } from '../format.js';
-import { isCount } from './count.js';
 import {
   type EntryRow,
   type EvictionRow,
@@ -10,7 +9,7 @@ import {
   toRows,
 } from './records.js';
 import type { PanelSource, SourceChange } from './source.js';
-import { isBound } from './store-info.js';
+import { isBound, isCount } from './store-info.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 interface Snapshot {
