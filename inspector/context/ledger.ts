@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { ChangeRegistry, ChangeType, Registration } from '../source/changes.js';
 import { errorMessage } from '../source/snapshot.js';
 import type { PanelSource, SourceChange } from '../source/source.js';
 import { type Ledger, type LedgerRecord, mergeLedger } from './records.js';
@@ -20,6 +21,9 @@ type LedgerState =
  */
 type ReadKind = 'probe' | 'new' | 'whole';
 const rank: Record<ReadKind, number> = { probe: 0, new: 1, whole: 2 };
+
+/** A model request recorded, a thread cleared: what the ledger changes with. */
+const LEDGER_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>(['request', 'thread-cleared']);
 
 /** Threads whose ledgers are read to find the newest request, when no thread is picked (the most recently active first). */
 const MAX_PROBED_THREADS = 8;
@@ -49,25 +53,33 @@ class LedgerReader {
    * a notice, so one naming a thread with no ledger switches nothing (and blanks nothing).
    */
   readonly #heard = new Set<string>();
-  #reading = false;
-  #scheduled = false;
   #stopped = false;
-  #unsubscribe: (() => void) | undefined;
+  #registration: Registration | undefined;
 
   constructor(source: PanelSource, publish: (state: LedgerState) => void) {
     this.#source = source;
     this.#publish = publish;
   }
 
-  start(picked: string, candidates: readonly string[]): void {
-    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
+  /** Registers with the panel's changes (read once the task that told them ends, one read at a time) and reads. */
+  start(changes: ChangeRegistry, picked: string, candidates: readonly string[]): void {
+    this.#registration = changes.register({
+      types: LEDGER_CHANGES,
+      batchMs: 0,
+      hear: (heard) => {
+        this.#changed(heard);
+        return this.#pending !== undefined;
+      },
+      read: () => this.#run(),
+    });
     this.target(picked, candidates);
+    this.#registration.schedule();
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#registration?.stop();
+    this.#registration = undefined;
   }
 
   /** The panel's thread filter changed, or the threads it knows of. */
@@ -119,17 +131,10 @@ class LedgerReader {
 
   #read(kind: ReadKind): void {
     if (this.#pending === undefined || rank[kind] > rank[this.#pending]) this.#pending = kind;
-    if (this.#reading || this.#scheduled || this.#stopped) return;
-    this.#scheduled = true;
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      void this.#run();
-    });
+    this.#registration?.schedule();
   }
 
   async #run(): Promise<void> {
-    if (this.#reading) return;
-    this.#reading = true;
     while (this.#pending !== undefined && !this.#stopped) {
       const kind = this.#pending;
       this.#pending = undefined;
@@ -151,7 +156,6 @@ class LedgerReader {
         );
       }
     }
-    this.#reading = false;
   }
 
   async #readThread(threadId: string, kind: 'whole' | 'new'): Promise<void> {
@@ -238,7 +242,12 @@ class LedgerReader {
 const newest = (records: readonly LedgerRecord[]): number | undefined => records.at(-1)?.at;
 
 /** The ledger of the thread picked ('' for none: the thread of the newest request), kept current. */
-export function useLedger(source: PanelSource, picked: string, candidates: readonly string[]): LedgerState {
+export function useLedger(
+  source: PanelSource,
+  changes: ChangeRegistry,
+  picked: string,
+  candidates: readonly string[],
+): LedgerState {
   const [state, setState] = useState<LedgerState>({ status: 'loading' });
   const reader = useRef<LedgerReader | undefined>(undefined);
   const target = useRef({ picked, candidates });
@@ -247,9 +256,9 @@ export function useLedger(source: PanelSource, picked: string, candidates: reado
   useLayoutEffect(() => {
     const current = new LedgerReader(source, setState);
     reader.current = current;
-    current.start(target.current.picked, target.current.candidates);
+    current.start(changes, target.current.picked, target.current.candidates);
     return () => current.stop();
-  }, [source]);
+  }, [source, changes]);
   const key = `${picked}\u0001${candidates.join('\u0000')}`;
   useEffect(() => {
     reader.current?.target(target.current.picked, target.current.candidates);

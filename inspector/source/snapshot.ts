@@ -1,4 +1,5 @@
 import { clip } from '../format.js';
+import { ALL_BUT_REQUESTS, type ChangeRegistry, type Registration } from './changes.js';
 import {
   type EntryRow,
   type EvictionRow,
@@ -146,12 +147,10 @@ export class SnapshotReader {
   /** Lists whose last whole read failed. */
   readonly #unread = new Set<Part>();
   #loaded = false;
-  #reading = false;
-  #scheduled = false;
   #publishScheduled = false;
   #stopped = false;
   #error: string | undefined;
-  #unsubscribe: (() => void) | undefined;
+  #registration: Registration | undefined;
   #snapshot: Snapshot | undefined;
 
   constructor(source: PanelSource, publish: (state: SnapshotState) => void) {
@@ -159,16 +158,25 @@ export class SnapshotReader {
     this.#publish = publish;
   }
 
-  start(): void {
-    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
-    this.#schedule();
+  /** Registers with the panel's changes (read at once after each task's changes, one read at a time) and reads. */
+  start(changes: ChangeRegistry): void {
+    this.#registration = changes.register({
+      types: ALL_BUT_REQUESTS,
+      batchMs: 0,
+      hear: (heard) => {
+        this.#changed(heard);
+        return true;
+      },
+      read: () => this.#read(),
+    });
+    this.#registration.schedule();
   }
 
   /** Stops listening; reads in flight are dropped when they end. */
   stop(): void {
     this.#stopped = true;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#registration?.stop();
+    this.#registration = undefined;
   }
 
   /**
@@ -248,20 +256,10 @@ export class SnapshotReader {
         else if (change.totalBytes === undefined) this.#bounds.delete(change.threadId);
       }
     }
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#reading || this.#scheduled || this.#stopped) return;
-    this.#scheduled = true;
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      void this.#read();
-    });
   }
 
   async #read(): Promise<void> {
-    if (this.#stopped || this.#reading) return;
+    if (this.#stopped) return;
     const dirty = this.#dirty;
     // Lists that could not be read last time are read whole at the next chance.
     const whole = dirty === 'all' || !this.#loaded ? allParts : [...this.#unread];
@@ -269,7 +267,6 @@ export class SnapshotReader {
     if (whole.length === 0 && threads.size === 0) return;
     this.#dirty = new Map();
     this.#unread.clear();
-    this.#reading = true;
     const failures: string[] = [];
     try {
       await Promise.all([this.#readWhole(whole, failures), this.#readThreads(threads, whole, failures)]);
@@ -280,10 +277,10 @@ export class SnapshotReader {
     // A whole read of a store that answers in microtasks (MemoryOffloadStore) would otherwise be
     // read, checked and rendered in one long task: the page gets its turn before the render.
     if (whole.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#reading = false;
     if (this.#stopped) return;
     this.#publishNow();
-    this.#schedule();
+    // Lists that failed are read again at the next chance, as before.
+    if (this.#unread.size > 0) this.#registration?.schedule();
   }
 
   /** Reads these lists for every thread; a list that fails is kept as it was and read again next time. */
