@@ -4,8 +4,11 @@ import type { PanelSource, SourceChange } from './source.js';
 /** The change types a view may read again after: the store's events'. */
 export type ChangeType = StoreEvent['type'];
 
-/** The types this version knows. A Set, so a custom source's `__proto__` or `toString` is found in none. */
-const KNOWN_TYPES: ReadonlySet<string> = new Set<ChangeType>([
+/**
+ * The change types this version knows: the store events' (a notice on the channel naming another is
+ * dropped). A Set, so a type such as `__proto__` or `toString` is never found through a prototype.
+ */
+export const KNOWN_CHANGE_TYPES: ReadonlySet<string> = new Set<ChangeType>([
   'stored',
   'evicted',
   'restored',
@@ -15,13 +18,9 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<ChangeType>([
 ]);
 
 /** Every type but a model request recorded, which changes only the context ledger. */
-export const ALL_BUT_REQUESTS: ReadonlySet<ChangeType> = new Set<ChangeType>([
-  'stored',
-  'evicted',
-  'restored',
-  'failed',
-  'thread-cleared',
-]);
+export const ALL_BUT_REQUESTS: ReadonlySet<ChangeType> = new Set(
+  [...(KNOWN_CHANGE_TYPES as ReadonlySet<ChangeType>)].filter((type) => type !== 'request'),
+);
 
 /** A view of the panel that reads again after changes: what it listens to, how it batches, what it reads. */
 export interface ChangeView {
@@ -104,7 +103,9 @@ export class ChangeRegistry {
   #tell(changes: readonly SourceChange[] | undefined): void {
     for (const registered of [...this.#views]) {
       const { types } = registered.view;
-      const heard = changes?.filter((change) => !KNOWN_TYPES.has(change.type) || types.has(change.type as ChangeType));
+      const heard = changes?.filter(
+        (change) => !KNOWN_CHANGE_TYPES.has(change.type) || types.has(change.type as ChangeType),
+      );
       if (heard?.length === 0) continue;
       if (registered.view.hear(heard)) this.#schedule(registered);
     }

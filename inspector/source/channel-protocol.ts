@@ -1,4 +1,5 @@
 import type { StoreEvent } from '../../lib/index.js';
+import { KNOWN_CHANGE_TYPES } from './changes.js';
 import { type ReadOpName, readOpNamed } from './read-ops.js';
 import { type SourceChange, toSourceChanges } from './source.js';
 import { isCount } from './store-info.js';
@@ -32,7 +33,7 @@ import { isCount } from './store-info.js';
  * it, and the panel then reads the cleared thread's failures, ledger and marks at its next change.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
- * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
+ * shape: a change's type must be one of KNOWN_CHANGE_TYPES (inspector/source/changes.ts) (a notice naming another is dropped: a new
  * type needs a new protocol version), and a notice that a store was exposed makes a panel ask
  * again what it waits for only when it names an exposing side (`instance`) the panel has not heard
  * of (inspector/source/pending-requests.ts, ExposedSides). The exposing side answers each request id once.
@@ -77,19 +78,6 @@ export interface ChangeNotice {
    */
   instance?: string;
 }
-
-/**
- * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
- * `__proto__` or `toString` is never found through a prototype.
- */
-const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>([
-  'stored',
-  'evicted',
-  'restored',
-  'failed',
-  'request',
-  'thread-cleared',
-]);
 
 /**
  * The change types an older panel does not know, so drops a notice naming them: sent in notices of
@@ -145,11 +133,12 @@ const CHANGE_FIELD_CHARS = 1024;
 
 /**
  * The notice's changes when every one is well-formed and there are not too many; undefined (read
- * everything) when not; null when one names a type not in CHANGE_TYPES (the notice is dropped).
+ * everything) when not; null when one names a type not in KNOWN_CHANGE_TYPES (the notice is dropped).
  */
 function parseChanges(value: unknown): SourceChange[] | undefined | null {
   if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
-  if (value.some((change) => isObject(change) && isString(change.type) && !CHANGE_TYPES.has(change.type))) return null;
+  if (value.some((change) => isObject(change) && isString(change.type) && !KNOWN_CHANGE_TYPES.has(change.type)))
+    return null;
   const changes = toSourceChanges(value);
   const short = changes?.every((change) =>
     [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS),
