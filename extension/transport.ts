@@ -3,14 +3,13 @@ import {
   type ChangeNotice,
   type InspectorRequest,
   type InspectorResponse,
-  isAnswer,
   PROTOCOL,
   parseNotice,
   parseRequest,
   parseResponse,
-  type RequestOp,
 } from '../inspector/source/channel-protocol.js';
 import { ExposedSides, PendingRequests } from '../inspector/source/pending-requests.js';
+import { isAnswer, type ReadOpName } from '../inspector/source/read-ops.js';
 
 /**
  * What crosses each hop of the extension: panel ⇄ service worker ⇄ content script ⇄ the page's
@@ -152,7 +151,7 @@ interface LedgerOptions {
  * no hop ask the page again.
  */
 export class RequestLedger {
-  readonly #open: PendingRequests<RequestOp>;
+  readonly #open: PendingRequests<ReadOpName>;
   readonly #sides = new ExposedSides();
 
   constructor(
@@ -215,7 +214,7 @@ export class RequestLedger {
           `the devtools extension carries (${this.hop}); read it with the in-page inspector instead`,
       );
     }
-    if (response.ok && !isAnswer[op](response.value)) {
+    if (response.ok && !isAnswer(op, response.value)) {
       return errorResponse(response.id, 'TypeError', `${this.hop}: the answer to ${op} has the wrong shape`);
     }
     return response;

@@ -5,10 +5,9 @@ import { Panel } from './panel.js';
 import { channelSource } from './source/channel.js';
 import { DEFAULT_CHANNEL } from './source/channel-protocol.js';
 import { exposeToInspector } from './source/expose.js';
-import { assertInspectableStore, type InspectableStore } from './source/inspectable-store.js';
-import { assertInspectorSource, type InspectorSource, type PanelSource, panelSource } from './source/source.js';
+import { assertInspectableStore, assertInspectorSource, panelSource, storeSource } from './source/read-ops.js';
+import type { InspectableStore, InspectorSource, PanelSource } from './source/source.js';
 import { assertBound, assertOptionNames } from './source/store-info.js';
-import { storeSource } from './source/store-source.js';
 import { applyStyles } from './styles.js';
 
 /** The options of `mountInspector(target, source, options)`. */

@@ -17,6 +17,7 @@ import { EvictionList, FailureList, UnreadableList } from './evictions/list.js';
 import { clip, formatCount, formatCountOf } from './format.js';
 import { Gauges } from './gauges/gauge.js';
 import { OriginStorage } from './gauges/origin-storage.js';
+import { ChangeRegistry } from './source/changes.js';
 import type { EntryRow, EvictionRow, FailureRow, UnreadableRow } from './source/records.js';
 import type { PanelSource } from './source/source.js';
 import { useNow, useSnapshot, useStoreInfo, useUnreadable } from './source/use-store.js';
@@ -85,8 +86,10 @@ function unreadableMatching(records: readonly UnreadableRow[], filter: Filter): 
 
 /** The inspector: toolbar and filters, gauges, entries / evictions / failures, and the selected entry. */
 export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
-  const { snapshot, error, wantTotals } = useSnapshot(source);
-  const { contexts, want: wantContexts } = useThreadContexts(source);
+  // The one subscription to the source, with which every view registers (it listens while one does).
+  const changes = useMemo(() => new ChangeRegistry(source), [source]);
+  const { snapshot, error, wantTotals } = useSnapshot(source, changes);
+  const { contexts, want: wantContexts } = useThreadContexts(source, changes);
   const budgets = useMemo(() => budgetsOf(contexts), [contexts]);
   // The gauges in view want their totals, bounds and budgets.
   const wantGauges = useCallback(
@@ -96,7 +99,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
     },
     [wantTotals, wantContexts],
   );
-  const info = useStoreInfo(source);
+  const info = useStoreInfo(source, changes);
   const now = useNow();
   const [sort, setSort] = useState<Sort>(defaultSort);
   const [filter, setFilter] = useState<Filter>({ threadId: '', text: '' });
@@ -109,7 +112,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
   const evictions = useMemo(() => matching(snapshot?.evictions ?? [], filter), [snapshot?.evictions, filter]);
   const failures = useMemo(() => matching(snapshot?.failures ?? [], filter), [snapshot?.failures, filter]);
   const threads = snapshot?.threads ?? [];
-  const allUnreadable = useUnreadable(source);
+  const allUnreadable = useUnreadable(source, changes);
   const unreadable = useMemo(() => unreadableMatching(allUnreadable, filter), [allUnreadable, filter]);
   const tabs: TabId[] = ['entries', 'evictions', 'context'];
   if ((snapshot?.failures.length ?? 0) > 0) tabs.push('failures');
@@ -235,6 +238,7 @@ export function Panel({ source, label, bound, onPopOut, onClose }: PanelProps) {
             ) : view === 'context' ? (
               <ContextTab
                 source={source}
+                changes={changes}
                 threadId={filter.threadId}
                 entries={entries}
                 evictions={snapshot.evictions}

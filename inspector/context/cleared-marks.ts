@@ -1,4 +1,5 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { ChangeRegistry, ChangeType, Registration } from '../source/changes.js';
 import { type ClearedRow, toClearedRow, toRows } from '../source/records.js';
 import type { PanelSource, SourceChange } from '../source/source.js';
 import { isBound } from '../source/store-info.js';
@@ -18,6 +19,14 @@ const noContext: ThreadContext = { cleared: new Map(), step: 0 };
 
 /** Model requests come a few a second during a run: one read per thread per this window. */
 const CONTEXT_BATCH_MS = 150;
+
+/** A model request recorded, a turn undone (C7), an eviction, a thread cleared. */
+const CONTEXT_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>([
+  'request',
+  'restored',
+  'evicted',
+  'thread-cleared',
+]);
 
 /** What to read again of a thread: its cleared records, and its ledger ('after': the records after the last step read). */
 interface Wanted {
@@ -42,29 +51,32 @@ class ContextReader {
   /** Threads in view at least once: kept current. */
   readonly #watched = new Set<string>();
   readonly #dirty = new Map<string, Wanted>();
-  readonly #reading = new Set<string>();
   /**
    * Reads that failed (an exposing side of an older version never answers them): not asked again
    * until the source tells a model request (it has them) or that anything may have changed.
    */
   readonly #failed = new Set<'cleared' | 'ledger'>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
-  #unsubscribe: (() => void) | undefined;
+  #registration: Registration | undefined;
 
   constructor(source: PanelSource, publish: (contexts: ReadonlyMap<string, ThreadContext>) => void) {
     this.#source = source;
     this.#publish = publish;
   }
 
-  start(): void {
-    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
+  /** Registers with the panel's changes: the threads marked are read once per CONTEXT_BATCH_MS. */
+  start(changes: ChangeRegistry): void {
+    this.#registration = changes.register({
+      types: CONTEXT_CHANGES,
+      batchMs: CONTEXT_BATCH_MS,
+      hear: (heard) => this.#changed(heard),
+      read: () => this.#readMarked(),
+    });
   }
 
   stop(): void {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    this.#unsubscribe?.();
+    this.#registration?.stop();
   }
 
   /** Reads the context of these threads where not read yet. */
@@ -73,14 +85,16 @@ class ContextReader {
       if (this.#watched.has(threadId)) continue;
       this.#watched.add(threadId);
       this.#mark(threadId, { cleared: true, ledger: 'all' });
+      this.#registration?.schedule();
     }
   }
 
-  #changed(changes: readonly SourceChange[] | undefined): void {
+  /** Marks what the changes make to read again; true when they marked a thread. */
+  #changed(changes: readonly SourceChange[] | undefined): boolean {
     if (!changes || changes.some((change) => change.type === 'request')) this.#failed.clear();
     if (!changes) {
       for (const threadId of this.#watched) this.#mark(threadId, { cleared: true, ledger: 'all' });
-      return;
+      return this.#dirty.size > 0;
     }
     for (const change of changes) {
       if (!this.#watched.has(change.threadId)) continue;
@@ -90,11 +104,14 @@ class ContextReader {
         const restarted = change.step !== undefined && change.step <= known;
         this.#mark(change.threadId, { cleared: true, ledger: restarted ? 'all' : 'after' });
       } else if (change.type === 'restored' || change.type === 'evicted') {
-        // A Block takes back the turn's clearings (C7); a clear (the thread left empty) the ledger too.
-        const emptied = change.type === 'evicted' && (change.totalBytes ?? 0) === 0;
-        this.#mark(change.threadId, { cleared: true, ledger: emptied ? 'all' : 'none' });
+        // A Block takes back the turn's clearings (C7).
+        this.#mark(change.threadId, { cleared: true, ledger: 'none' });
+      } else if (change.type === 'thread-cleared') {
+        // clearThread deleted its cleared results and its ledger, whose steps count from 1 again.
+        this.#mark(change.threadId, { cleared: true, ledger: 'all' });
       }
     }
+    return this.#dirty.size > 0;
   }
 
   #mark(threadId: string, wanted: Wanted): void {
@@ -104,17 +121,17 @@ class ContextReader {
       threadId,
       before ? { cleared: before.cleared || wanted.cleared, ledger: more(before.ledger, wanted.ledger) } : wanted,
     );
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      for (const threadId of [...this.#dirty.keys()]) if (!this.#reading.has(threadId)) void this.#read(threadId);
-    }, CONTEXT_BATCH_MS);
+  }
+
+  /** Reads every thread marked; what is marked meanwhile is read in the registry's next run. */
+  async #readMarked(): Promise<void> {
+    await Promise.all([...this.#dirty.keys()].map((threadId) => this.#read(threadId)));
   }
 
   async #read(threadId: string): Promise<void> {
     const wanted = this.#dirty.get(threadId);
     if (!wanted || this.#stopped) return;
     this.#dirty.delete(threadId);
-    this.#reading.add(threadId);
     const known = (this.#contexts.get(threadId) ?? noContext).step;
     const afterStep = wanted.ledger === 'after' && known > 0 ? known : undefined;
     // Each read is shown as it comes: marks need not wait for a ledger that is slow (or never answers).
@@ -131,9 +148,6 @@ class ContextReader {
             records && this.#update(threadId, (known) => latest(records, afterStep === undefined ? noContext : known)),
         ),
     ]);
-    this.#reading.delete(threadId);
-    // Changes heard while reading: read again.
-    if (this.#dirty.has(threadId)) this.#mark(threadId, { cleared: false, ledger: 'none' });
   }
 
   #update(threadId: string, change: (known: ThreadContext) => Partial<ThreadContext>): void {
@@ -196,7 +210,10 @@ function latest(rows: readonly LedgerRecord[], known: ThreadContext): Pick<Threa
  * The context of the threads the panel shows (`want` them as they come into view): the paths
  * cleared from their requests and the budget of each one's latest request.
  */
-export function useThreadContexts(source: PanelSource): {
+export function useThreadContexts(
+  source: PanelSource,
+  changes: ChangeRegistry,
+): {
   contexts: ReadonlyMap<string, ThreadContext>;
   want(threads: readonly string[]): void;
 } {
@@ -205,10 +222,10 @@ export function useThreadContexts(source: PanelSource): {
   useLayoutEffect(() => {
     const current = new ContextReader(source, setContexts);
     reader.current = current;
-    current.start();
+    current.start(changes);
     setContexts(new Map());
     return () => current.stop();
-  }, [source]);
+  }, [source, changes]);
   const want = useCallback((threads: readonly string[]) => reader.current?.want(threads), []);
   return { contexts, want };
 }

@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { ChangeRegistry, ChangeType, Registration } from '../source/changes.js';
 import { errorMessage } from '../source/snapshot.js';
 import type { PanelSource, SourceChange } from '../source/source.js';
 import { type Ledger, type LedgerRecord, mergeLedger } from './records.js';
@@ -16,9 +17,13 @@ type LedgerState =
 /**
  * What to read: the newest request's thread among the known ones (none shown yet), the steps after
  * the last one held, or the whole ledger; a pending read of a higher rank stands for a lower one.
+ * Threads a 'request' notice named are looked at apart (`#heard`).
  */
 type ReadKind = 'probe' | 'new' | 'whole';
 const rank: Record<ReadKind, number> = { probe: 0, new: 1, whole: 2 };
+
+/** A model request recorded, a thread cleared: what the ledger changes with. */
+const LEDGER_CHANGES: ReadonlySet<ChangeType> = new Set<ChangeType>(['request', 'thread-cleared']);
 
 /** Threads whose ledgers are read to find the newest request, when no thread is picked (the most recently active first). */
 const MAX_PROBED_THREADS = 8;
@@ -42,25 +47,39 @@ class LedgerReader {
   /** The thread shown (or being read); undefined while none is known. */
   #threadId: string | undefined;
   #pending: ReadKind | undefined = 'whole';
-  #reading = false;
-  #scheduled = false;
+  /**
+   * Other threads that 'request' notices named, newest last, with no thread picked: shown only once
+   * their newest record is read and is newer than the one shown. Any script of the origin can post
+   * a notice, so one naming a thread with no ledger switches nothing (and blanks nothing).
+   */
+  readonly #heard = new Set<string>();
   #stopped = false;
-  #unsubscribe: (() => void) | undefined;
+  #registration: Registration | undefined;
 
   constructor(source: PanelSource, publish: (state: LedgerState) => void) {
     this.#source = source;
     this.#publish = publish;
   }
 
-  start(picked: string, candidates: readonly string[]): void {
-    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
+  /** Registers with the panel's changes (read once the task that told them ends, one read at a time) and reads. */
+  start(changes: ChangeRegistry, picked: string, candidates: readonly string[]): void {
+    this.#registration = changes.register({
+      types: LEDGER_CHANGES,
+      batchMs: 0,
+      hear: (heard) => {
+        this.#changed(heard);
+        return this.#pending !== undefined;
+      },
+      read: () => this.#run(),
+    });
     this.target(picked, candidates);
+    this.#registration.schedule();
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#registration?.stop();
+    this.#registration = undefined;
   }
 
   /** The panel's thread filter changed, or the threads it knows of. */
@@ -93,38 +112,37 @@ class LedgerReader {
     for (const change of changes) {
       if (change.type === 'request') {
         if (this.#picked === '' && change.threadId !== this.#threadId) {
-          // The newest request is another thread's: show that one.
-          this.#show(change.threadId);
+          // Maybe the newest request is another thread's: show it once its ledger says so.
+          this.#heard.delete(change.threadId);
+          this.#heard.add(change.threadId);
+          if (this.#heard.size > MAX_PROBED_THREADS) this.#heard.delete(this.#heard.values().next().value as string);
+          this.#read('probe');
           continue;
         }
         if (change.threadId !== this.#threadId) continue;
         const last = this.#ledger?.records.at(-1)?.step ?? 0;
         // A step not after the last held: the ledger was cleared and counts again from 1.
         this.#read(change.step !== undefined && change.step <= last ? 'whole' : 'new');
-      } else if (change.type === 'evicted' && change.threadId === this.#threadId && (change.totalBytes ?? 0) === 0) {
-        this.#read('whole'); // maybe clearThread, which clears the ledger too
+      } else if (change.type === 'thread-cleared' && change.threadId === this.#threadId) {
+        this.#read('whole'); // clearThread cleared the ledger too
       }
     }
   }
 
   #read(kind: ReadKind): void {
     if (this.#pending === undefined || rank[kind] > rank[this.#pending]) this.#pending = kind;
-    if (this.#reading || this.#scheduled || this.#stopped) return;
-    this.#scheduled = true;
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      void this.#run();
-    });
+    this.#registration?.schedule();
   }
 
   async #run(): Promise<void> {
-    if (this.#reading) return;
-    this.#reading = true;
     while (this.#pending !== undefined && !this.#stopped) {
       const kind = this.#pending;
       this.#pending = undefined;
-      const threadId = this.#threadId;
+      let threadId = this.#threadId;
       try {
+        // A thread a notice named, found newer, is read whole: what was asked of the one before is moot.
+        if (this.#heard.size > 0 && this.#picked === '' && (await this.#probeHeard())) continue;
+        threadId = this.#threadId;
         if (threadId === undefined) await this.#probe();
         // A probe asked for while one ran is moot once it found the thread.
         else if (kind !== 'probe') await this.#readThread(threadId, kind);
@@ -138,7 +156,6 @@ class LedgerReader {
         );
       }
     }
-    this.#reading = false;
   }
 
   async #readThread(threadId: string, kind: 'whole' | 'new'): Promise<void> {
@@ -152,6 +169,38 @@ class LedgerReader {
     }
     this.#ledger = mergeLedger(held ?? { threadId, records: [], dropped: 0 }, answer);
     this.#publish({ status: 'ready', ledger: this.#ledger });
+  }
+
+  /**
+   * The threads notices named: the one whose newest record is the newest is shown, when it is newer
+   * than the newest shown (or none is); a thread with no record (a forged notice) changes nothing.
+   */
+  async #probeHeard(): Promise<boolean> {
+    const threads = [...this.#heard];
+    this.#heard.clear();
+    const answers = await Promise.all(
+      threads.map((threadId) =>
+        this.#source.latestRequest(threadId).then(
+          (answer) => mergeLedger({ threadId, records: [], dropped: 0 }, answer === undefined ? [] : [answer]),
+          () => undefined,
+        ),
+      ),
+    );
+    if (this.#stopped || this.#picked !== '') return false;
+    let best = this.#ledger ? newest(this.#ledger.records) : undefined;
+    let found: string | undefined;
+    answers.forEach((ledger) => {
+      const last = ledger && newest(ledger.records);
+      if (last !== undefined && (best === undefined || last > best)) {
+        best = last;
+        found = ledger!.threadId;
+      }
+    });
+    if (found === undefined) return false;
+    this.#threadId = found;
+    this.#ledger = undefined;
+    await this.#readThread(found, 'whole');
+    return true;
   }
 
   /** With no thread picked and none heard of: the thread whose newest request is the newest. */
@@ -193,7 +242,12 @@ class LedgerReader {
 const newest = (records: readonly LedgerRecord[]): number | undefined => records.at(-1)?.at;
 
 /** The ledger of the thread picked ('' for none: the thread of the newest request), kept current. */
-export function useLedger(source: PanelSource, picked: string, candidates: readonly string[]): LedgerState {
+export function useLedger(
+  source: PanelSource,
+  changes: ChangeRegistry,
+  picked: string,
+  candidates: readonly string[],
+): LedgerState {
   const [state, setState] = useState<LedgerState>({ status: 'loading' });
   const reader = useRef<LedgerReader | undefined>(undefined);
   const target = useRef({ picked, candidates });
@@ -202,9 +256,9 @@ export function useLedger(source: PanelSource, picked: string, candidates: reado
   useLayoutEffect(() => {
     const current = new LedgerReader(source, setState);
     reader.current = current;
-    current.start(target.current.picked, target.current.candidates);
+    current.start(changes, target.current.picked, target.current.candidates);
     return () => current.stop();
-  }, [source]);
+  }, [source, changes]);
   const key = `${picked}\u0001${candidates.join('\u0000')}`;
   useEffect(() => {
     reader.current?.target(target.current.picked, target.current.candidates);

@@ -1,5 +1,5 @@
 import type { OffloadStore } from '../../lib/index.js';
-import { isCount } from '../source/count.js';
+import { isCount } from '../source/store-info.js';
 
 /**
  * The context ledger as the Context tab holds it: one record per model request of a thread

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { clip, formatCount, formatTime, isoTime } from '../format.js';
+import type { ChangeRegistry } from '../source/changes.js';
 import type { EntryRow, EvictionRow } from '../source/records.js';
 import type { PanelSource } from '../source/source.js';
 import { ContextChart, stepLabel } from './chart.js';
@@ -8,6 +9,8 @@ import { type LedgerRecord, PARTS, SHOWN_AS } from './records.js';
 
 interface ContextTabProps {
   source: PanelSource;
+  /** The panel's changes, which the ledger's reader registers with. */
+  changes: ChangeRegistry;
   /** The thread picked in the panel's thread filter; '' for none (the thread of the newest request is shown). */
   threadId: string;
   /** Every thread's entries and evictions, as the panel holds them: what a result's path links to. */
@@ -147,6 +150,7 @@ function StepDetail({ record, now, live, evicted, onOpenEntry, onOpenEviction }:
  */
 export function ContextTab({
   source,
+  changes,
   threadId,
   entries,
   evictions,
@@ -158,7 +162,7 @@ export function ContextTab({
     () => (threadId === '' ? byActivity(entries, evictions) : []),
     [threadId, entries, evictions],
   );
-  const state = useLedger(source, threadId, candidates);
+  const state = useLedger(source, changes, threadId, candidates);
   /** The selected step, by number; undefined: the newest (and it follows new steps). */
   const [picked, setPicked] = useState<{ threadId: string; step: number } | undefined>(undefined);
   const [hovered, setHovered] = useState<number | undefined>(undefined);

@@ -1,9 +1,8 @@
 import type { StoreEvent } from '../../lib/index.js';
-import { isStep } from '../context/records.js';
-import { isLedgerAnswer } from './context-wire.js';
-import { isCount } from './count.js';
+import { KNOWN_CHANGE_TYPES } from './changes.js';
+import { type ReadOpName, readOpNamed } from './read-ops.js';
 import { type SourceChange, toSourceChanges } from './source.js';
-import { isBound, isStoreInfo } from './store-info.js';
+import { isCount } from './store-info.js';
 
 /**
  * The messages between `exposeToInspector` (the window that holds the store) and a panel mounted
@@ -29,10 +28,12 @@ import { isBound, isStoreInfo } from './store-info.js';
  * 'cleared' (a thread's results cleared from its model requests, answered with a list of records):
  * an older side never answers it, and the panel marks none. And 'latestRequest' (the newest record of
  * a thread's ledger, after a step when given, or null), for the budget beside a gauge: one record
- * crosses, not the ledger; an older side never answers it, and the panel shows no budget.
+ * crosses, not the ledger; an older side never answers it, and the panel shows no budget. And the
+ * change type 'thread-cleared' (clearThread), sent apart as 'request' is; an older side never tells
+ * it, and the panel then reads the cleared thread's failures, ledger and marks at its next change.
  *
  * Any script of the origin can post on the channel, so nothing received is trusted beyond its
- * shape: a change's type must be one of CHANGE_TYPES (a notice naming another is dropped: a new
+ * shape: a change's type must be one of KNOWN_CHANGE_TYPES (inspector/source/changes.ts) (a notice naming another is dropped: a new
  * type needs a new protocol version), and a notice that a store was exposed makes a panel ask
  * again what it waits for only when it names an exposing side (`instance`) the panel has not heard
  * of (inspector/source/pending-requests.ts, ExposedSides). The exposing side answers each request id once.
@@ -41,41 +42,17 @@ import { isBound, isStoreInfo } from './store-info.js';
 export const DEFAULT_CHANNEL = 'tool-output-offload';
 export const PROTOCOL = 'tool-output-offload/inspector@1';
 
-export type RequestOp =
-  | 'list'
-  | 'evictions'
-  | 'failures'
-  | 'totalBytes'
-  | 'bound'
-  | 'read'
-  | 'info'
-  | 'unreadable'
-  | 'requests'
-  | 'cleared'
-  | 'latestRequest';
-
-export type InspectorRequest =
-  | {
-      protocol: typeof PROTOCOL;
-      kind: 'request';
-      id: string;
-      op: 'list' | 'evictions';
-      threadId?: string;
-      keys?: string[];
-    }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'failures' | 'unreadable'; threadId?: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'info' }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'totalBytes' | 'bound' | 'cleared'; threadId: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'read'; threadId: string; key: string }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'requests'; threadId: string; after?: number }
-  | { protocol: typeof PROTOCOL; kind: 'request'; id: string; op: 'latestRequest'; threadId: string; after?: number };
-
-/** A request without its envelope: what the panel asks. */
-export type RequestBody = InspectorRequest extends infer R
-  ? R extends InspectorRequest
-    ? Omit<R, 'protocol' | 'kind' | 'id'>
-    : never
-  : never;
+/**
+ * A request of one of the store's read operations (inspector/source/read-ops.ts): `op`, and its
+ * arguments as fields beside it, checked by the operation on receipt.
+ */
+export interface InspectorRequest {
+  protocol: typeof PROTOCOL;
+  kind: 'request';
+  id: string;
+  op: ReadOpName;
+  [argument: string]: unknown;
+}
 
 interface WireError {
   name: string;
@@ -103,16 +80,10 @@ export interface ChangeNotice {
 }
 
 /**
- * The change types a notice may name: the store events' (`StoreEvent`). A Set, so a type such as
- * `__proto__` or `toString` is never found through a prototype.
+ * The change types an older panel does not know, so drops a notice naming them: sent in notices of
+ * their own, so such a panel misses nothing else.
  */
-const CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type'] | 'request'>([
-  'stored',
-  'evicted',
-  'restored',
-  'failed',
-  'request',
-]);
+export const LATER_CHANGE_TYPES: ReadonlySet<string> = new Set<StoreEvent['type']>(['request', 'thread-cleared']);
 
 /** Changes one notice carries at most; a bigger burst is sent as a notice without them. */
 export const MAX_NOTICE_CHANGES = 256;
@@ -130,50 +101,12 @@ function isEnvelope(data: unknown, kind: string): data is Fields {
   return isObject(data) && data.protocol === PROTOCOL && data.kind === kind;
 }
 
-/**
- * Characters of keys one 'list' request names at most: well within what the DevTools extension
- * carries for a request (8 KiB). More keys changed than that: the panel asks for the whole thread.
- */
-const MAX_REQUEST_KEYS_CHARS = 4096;
-
-/** True for the keys a request may name: strings, together within MAX_REQUEST_KEYS_CHARS. */
-export function isKeyList(keys: unknown): keys is string[] {
-  if (!Array.isArray(keys)) return false;
-  let chars = 0;
-  for (const key of keys) {
-    if (!isString(key)) return false;
-    chars += key.length + 3;
-  }
-  return chars <= MAX_REQUEST_KEYS_CHARS;
-}
-
+/** The request when it is one: its envelope, an operation this version knows, and that operation's arguments. */
 export function parseRequest(data: unknown): InspectorRequest | undefined {
   if (!isEnvelope(data, 'request') || !isId(data.id)) return undefined;
-  const { id, op, threadId, keys } = data;
-  if ((op === 'list' || op === 'evictions') && keys !== undefined) {
-    if (!isString(threadId) || !isKeyList(keys)) return undefined;
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, keys };
-  }
-  if (op === 'list' || op === 'evictions' || op === 'failures' || op === 'unreadable') {
-    if (threadId === undefined) return { protocol: PROTOCOL, kind: 'request', id, op };
-    return isString(threadId) ? { protocol: PROTOCOL, kind: 'request', id, op, threadId } : undefined;
-  }
-  if (op === 'info') return { protocol: PROTOCOL, kind: 'request', id, op };
-  if ((op === 'totalBytes' || op === 'bound' || op === 'cleared') && isString(data.threadId)) {
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId };
-  }
-  if (
-    (op === 'requests' || op === 'latestRequest') &&
-    isString(threadId) &&
-    (data.after === undefined || isStep(data.after))
-  ) {
-    const { after } = data;
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId, ...(after === undefined ? {} : { after }) };
-  }
-  if (op === 'read' && isString(data.threadId) && isString(data.key)) {
-    return { protocol: PROTOCOL, kind: 'request', id, op, threadId: data.threadId, key: data.key };
-  }
-  return undefined;
+  const op = readOpNamed(data.op);
+  const args = op?.parse(data);
+  return args && { ...args, protocol: PROTOCOL, kind: 'request', id: data.id, op: data.op as ReadOpName };
 }
 
 export function parseResponse(data: unknown): InspectorResponse | undefined {
@@ -200,11 +133,12 @@ const CHANGE_FIELD_CHARS = 1024;
 
 /**
  * The notice's changes when every one is well-formed and there are not too many; undefined (read
- * everything) when not; null when one names a type not in CHANGE_TYPES (the notice is dropped).
+ * everything) when not; null when one names a type not in KNOWN_CHANGE_TYPES (the notice is dropped).
  */
 function parseChanges(value: unknown): SourceChange[] | undefined | null {
   if (!Array.isArray(value) || value.length > MAX_NOTICE_CHANGES) return undefined;
-  if (value.some((change) => isObject(change) && isString(change.type) && !CHANGE_TYPES.has(change.type))) return null;
+  if (value.some((change) => isObject(change) && isString(change.type) && !KNOWN_CHANGE_TYPES.has(change.type)))
+    return null;
   const changes = toSourceChanges(value);
   const short = changes?.every((change) =>
     [change.type, change.threadId, change.key].every((f) => f.length <= CHANGE_FIELD_CHARS),
@@ -251,29 +185,6 @@ export function mergeNotices(first: ChangeNotice, second: ChangeNotice): ChangeN
     ...(instance === undefined ? {} : { instance }),
   };
 }
-
-/**
- * A list of records: an array of objects. Their fields are checked one by one where they are shown
- * (inspector/source/records.ts), so one damaged record is shown as such instead of hiding every other.
- */
-const isRecordList = (value: unknown): boolean => Array.isArray(value) && value.every(isObject);
-
-/** What a valid answer to each request looks like. */
-export const isAnswer: Record<RequestOp, (value: unknown) => boolean> = {
-  list: isRecordList,
-  evictions: isRecordList,
-  failures: isRecordList,
-  unreadable: isRecordList,
-  totalBytes: isCount,
-  // null: the store does not know the thread's bound (JSON, on the extension's hops, has no undefined).
-  bound: (value) => value === null || isBound(value),
-  read: isString,
-  info: isStoreInfo,
-  requests: isLedgerAnswer,
-  cleared: isRecordList,
-  // null: the thread has no record (after the step asked), or the store keeps no ledger.
-  latestRequest: (value) => value === null || isObject(value),
-};
 
 /** An error as it crosses the channel: name, message and a BackendError's code. */
 export function toWireError(error: unknown): WireError {

@@ -1,5 +1,5 @@
 import { isStep, type LedgerRecord, MAX_LEDGER_RECORDS } from '../context/records.js';
-import type { InspectableStore } from './inspectable-store.js';
+import type { InspectableStore, LedgerReadOptions } from './source.js';
 
 /**
  * The context ledger across a channel (the inspector's 'requests' request): the exposing side
@@ -9,15 +9,6 @@ import type { InspectableStore } from './inspectable-store.js';
  * carries only the new records. The records are passed as the store gives them: the panel checks
  * each one (inspector/context/records.ts).
  */
-
-/**
- * What `InspectorSource.requests` may be asked besides the thread: the store's own options of
- * `requests` (RequestsOptions, on the store's branch).
- */
-export interface LedgerReadOptions {
-  /** Only the records of later steps (step > after): those after the ones the panel holds. */
-  after?: number;
-}
 
 /** One answer to 'requests': records oldest first, and whether more follow the last one. */
 interface LedgerPage {

@@ -2,25 +2,16 @@ import { assertChannelName } from './channel.js';
 import {
   type ChangeNotice,
   DEFAULT_CHANNEL,
-  type InspectorRequest,
   type InspectorResponse,
+  LATER_CHANGE_TYPES,
   MAX_NOTICE_CHANGES,
   PROTOCOL,
   parseRequest,
   toWireError,
 } from './channel-protocol.js';
-import { ledgerPage, readLedger } from './context-wire.js';
-import {
-  assertInspectableStore,
-  type InspectableStore,
-  readKeyed,
-  storeBound,
-  storeCleared,
-  storeFailures,
-  storeUnreadable,
-} from './inspectable-store.js';
-import { type SourceChange, toSourceChange } from './source.js';
-import { assertBound, assertOptionNames, isBound, readStoreInfo } from './store-info.js';
+import { assertInspectableStore, exposedAnswer } from './read-ops.js';
+import { type InspectableStore, type SourceChange, toSourceChange } from './source.js';
+import { assertBound, assertOptionNames } from './store-info.js';
 
 /** Store events within this window become one change notice. */
 const NOTICE_BATCH_MS = 50;
@@ -51,33 +42,6 @@ export interface ExposeOptions {
   bound?: number;
 }
 
-function answer(store: InspectableStore, bound: number | undefined, request: InspectorRequest): Promise<unknown> {
-  switch (request.op) {
-    case 'list':
-    case 'evictions':
-      return readKeyed(store, request.op, request.threadId, request.keys);
-    case 'failures':
-      return storeFailures(store, request.threadId);
-    case 'unreadable':
-      return storeUnreadable(store, request.threadId);
-    case 'totalBytes':
-      return store.totalBytes(request.threadId);
-    case 'bound':
-      // null, not undefined, for "not known": it survives the extension's JSON hops.
-      return storeBound(store, request.threadId).then((bound) => (isBound(bound) ? bound : null));
-    case 'read':
-      return store.read(request.threadId, request.key);
-    case 'info':
-      return readStoreInfo(store, bound);
-    case 'requests':
-      return ledgerPage(store, request.threadId, request.after);
-    case 'cleared':
-      return storeCleared(store, request.threadId);
-    case 'latestRequest':
-      return readLedger(store, request.threadId, request.after).then((records) => records?.at(-1) ?? null);
-  }
-}
-
 /**
  * Serves `store` to inspectors mounted with `{ channel }` in any window of this origin: answers
  * their requests (with `bound` and the origin's storage when they ask for 'info') and pushes a
@@ -101,8 +65,9 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
   // of the origin replaying one) costs reading the message, not a store read and an answer.
   const seen = new Set<string>();
   let closed = false;
-  // Two batches: the context ledger's 'request' changes go in notices of their own, since a panel
-  // of an older version drops a notice naming a type it does not know, and would miss the others.
+  // Two batches: the context ledger's 'request' changes (and 'thread-cleared') go in notices of their
+  // own, since a panel of an older version drops a notice naming a type it does not know, and would
+  // miss the others.
   // Each batch's changes, so panels read only the threads they name; undefined once there are too many.
   const batches = [0, 1].map(() => ({ events: 0, changes: [] as SourceChange[] | undefined }));
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -120,7 +85,7 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
     if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
     const fail = (error: unknown) =>
       post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: false, error: toWireError(error) });
-    answer(store, bound, request).then((value) => {
+    exposedAnswer(request.op, store, request, bound).then((value) => {
       try {
         post({ protocol: PROTOCOL, kind: 'response', id: request.id, ok: true, value });
       } catch (error) {
@@ -131,7 +96,7 @@ export function exposeToInspector(store: InspectableStore, options: ExposeOption
 
   const unsubscribe = store.subscribe((event) => {
     const change = toSourceChange(event);
-    const batch = batches[change?.type === 'request' ? 1 : 0]!;
+    const batch = batches[change && LATER_CHANGE_TYPES.has(change.type) ? 1 : 0]!;
     batch.events += 1;
     if (change && batch.changes && batch.changes.length < MAX_NOTICE_CHANGES) batch.changes.push(change);
     else batch.changes = undefined;

@@ -1,21 +1,7 @@
-import type { EvictionRecord, StoredResultInfo, StoreFailure, UnreadableRecord } from '../../lib/index.js';
-import type { LedgerRecord } from '../context/records.js';
-import {
-  fromWireError,
-  type InspectorRequest,
-  isAnswer,
-  isKeyList,
-  PROTOCOL,
-  parseNotice,
-  parseResponse,
-  type RequestBody,
-  type RequestOp,
-} from './channel-protocol.js';
-import { readLedgerPages } from './context-wire.js';
-import type { ClearedResult } from './inspectable-store.js';
+import { fromWireError, type InspectorRequest, PROTOCOL, parseNotice, parseResponse } from './channel-protocol.js';
 import { ExposedSides, PendingRequests } from './pending-requests.js';
+import { isAnswer, type ReadOpName, remoteReads } from './read-ops.js';
 import type { ChangeListener, PanelSource } from './source.js';
-import type { StoreInfo } from './store-info.js';
 
 interface RemoteSourceOptions {
   /** Names the source in the panel's header. */
@@ -46,7 +32,7 @@ export interface RemoteSource extends PanelSource {
 }
 
 interface Waiting {
-  op: RequestOp;
+  op: ReadOpName;
   request: InspectorRequest;
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -71,12 +57,12 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
   const sides = new ExposedSides();
   let closed = false;
 
-  function ask<T>(body: RequestBody): Promise<T> {
+  function ask(op: ReadOpName, args: Record<string, unknown>): Promise<unknown> {
     if (closed) return Promise.reject(new Error(options.closed));
     const id = requestId();
-    const request = { protocol: PROTOCOL, kind: 'request', id, ...body } as InspectorRequest;
-    return new Promise<T>((resolve, reject) => {
-      const waiting = { op: body.op, request, resolve: resolve as (value: unknown) => void, reject };
+    const request: InspectorRequest = { ...args, protocol: PROTOCOL, kind: 'request', id, op };
+    return new Promise((resolve, reject) => {
+      const waiting = { op, request, resolve, reject };
       pending.add(id, waiting);
       send(waiting);
     });
@@ -101,37 +87,10 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
     for (const [id, waiting] of pending.entries()) if (pending.claimResend(id)) send(waiting);
   };
 
-  const thread = <Op extends RequestOp>(op: Op, threadId: string | undefined, keys?: readonly string[]) =>
-    threadId === undefined
-      ? { op }
-      : // Too many keys for one request: the whole thread (the panel keeps the keys it asked for).
-        keys && isKeyList(keys)
-        ? { op, threadId, keys: [...keys] }
-        : { op, threadId };
-
   return {
     label: options.label,
-    list: (threadId, listOptions) => ask<StoredResultInfo[]>(thread('list', threadId, listOptions?.keys)),
-    evictions: (threadId, listOptions) => ask<EvictionRecord[]>(thread('evictions', threadId, listOptions?.keys)),
-    failures: (threadId) => ask<StoreFailure[]>(thread('failures', threadId)),
-    unreadable: (threadId) => ask<UnreadableRecord[]>(thread('unreadable', threadId)),
-    totalBytes: (threadId) => ask<number>({ op: 'totalBytes', threadId }),
-    bound: async (threadId) => (await ask<number | null>({ op: 'bound', threadId })) ?? undefined,
-    read: (threadId, key) => ask<string>({ op: 'read', threadId, key }),
-    info: () => ask<StoreInfo>({ op: 'info' }),
-    cleared: (threadId) => ask<ClearedResult[]>({ op: 'cleared', threadId }),
-    latestRequest: async (threadId, latestOptions) =>
-      (await ask<LedgerRecord | null>({
-        op: 'latestRequest',
-        threadId,
-        ...(latestOptions?.after === undefined ? {} : { after: latestOptions.after }),
-      })) ?? undefined,
-    // The context ledger comes in pages (inspector/source/context-wire.ts).
-    requests: (threadId, ledgerOptions) =>
-      readLedgerPages(
-        (after) => ask({ op: 'requests', threadId, ...(after === undefined ? {} : { after }) }),
-        ledgerOptions?.after,
-      ),
+    // Each read a request, its answer checked by the operation (inspector/source/read-ops.ts).
+    ...remoteReads(ask),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -153,7 +112,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
       const response = parseResponse(data);
       const waiting = response && pending.get(response.id);
       if (!response || !waiting) return;
-      if (response.ok && !isAnswer[waiting.op](response.value)) return; // malformed: wait for a valid answer
+      if (response.ok && !isAnswer(waiting.op, response.value)) return; // malformed: wait for a valid answer
       pending.take(response.id);
       if (response.ok) waiting.resolve(response.value);
       else waiting.reject(fromWireError(response.error));

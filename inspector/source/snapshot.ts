@@ -1,5 +1,5 @@
 import { clip } from '../format.js';
-import { isCount } from './count.js';
+import { ALL_BUT_REQUESTS, type ChangeRegistry, type Registration } from './changes.js';
 import {
   type EntryRow,
   type EvictionRow,
@@ -10,7 +10,7 @@ import {
   toRows,
 } from './records.js';
 import type { PanelSource, SourceChange } from './source.js';
-import { isBound } from './store-info.js';
+import { isBound, isCount } from './store-info.js';
 
 /** Everything the panel shows but stored texts, as last read. */
 interface Snapshot {
@@ -66,14 +66,16 @@ const partsChangedBy: ReadonlyMap<string, readonly Part[]> = new Map<string, rea
 ]);
 
 /**
- * An eviction may also be `clearThread`, which drops the thread's failures with its entries and
- * leaves it empty: its failures are read again only when the thread's total after it is 0 (or
- * not told), not after each eviction that made room for a new result.
+ * `clearThread` drops the thread's failures and rewrites its eviction log: the store tells it
+ * ('thread-cleared', after the 'evicted' of each key). An eviction whose total is not told (a
+ * custom store's) may be one too.
  */
 function partsOf(change: SourceChange): readonly Part[] {
-  if (change.type === 'evicted' && (change.totalBytes ?? 0) === 0) return allParts;
+  if (change.type === 'thread-cleared') return clearedParts;
+  if (change.type === 'evicted' && change.totalBytes === undefined) return allParts;
   return partsChangedBy.get(change.type) ?? allParts;
 }
+const clearedParts: readonly Part[] = ['evictions', 'failures'];
 
 /**
  * What changed in one thread: which lists, which keys (null: any, read the whole lists), how many
@@ -145,12 +147,10 @@ export class SnapshotReader {
   /** Lists whose last whole read failed. */
   readonly #unread = new Set<Part>();
   #loaded = false;
-  #reading = false;
-  #scheduled = false;
   #publishScheduled = false;
   #stopped = false;
   #error: string | undefined;
-  #unsubscribe: (() => void) | undefined;
+  #registration: Registration | undefined;
   #snapshot: Snapshot | undefined;
 
   constructor(source: PanelSource, publish: (state: SnapshotState) => void) {
@@ -158,16 +158,25 @@ export class SnapshotReader {
     this.#publish = publish;
   }
 
-  start(): void {
-    this.#unsubscribe = this.#source.onChange((changes) => this.#changed(changes));
-    this.#schedule();
+  /** Registers with the panel's changes (read at once after each task's changes, one read at a time) and reads. */
+  start(changes: ChangeRegistry): void {
+    this.#registration = changes.register({
+      types: ALL_BUT_REQUESTS,
+      batchMs: 0,
+      hear: (heard) => {
+        this.#changed(heard);
+        return true;
+      },
+      read: () => this.#read(),
+    });
+    this.#registration.schedule();
   }
 
   /** Stops listening; reads in flight are dropped when they end. */
   stop(): void {
     this.#stopped = true;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#registration?.stop();
+    this.#registration = undefined;
   }
 
   /**
@@ -230,6 +239,11 @@ export class SnapshotReader {
         this.#dirty.set(change.threadId, thread);
         const parts = partsOf(change);
         for (const part of parts) thread.parts.add(part);
+        // A clear rewrites the whole log (the entries it emptied were named by their evictions).
+        if (change.type === 'thread-cleared') {
+          thread.evicted = Infinity;
+          continue;
+        }
         if (!keyedTypes.has(change.type)) thread.keys = null;
         else thread.keys?.add(change.key);
         // Each eviction logs one record; one that may be a clear (every list) may rewrite them all.
@@ -242,20 +256,10 @@ export class SnapshotReader {
         else if (change.totalBytes === undefined) this.#bounds.delete(change.threadId);
       }
     }
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#reading || this.#scheduled || this.#stopped) return;
-    this.#scheduled = true;
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      void this.#read();
-    });
   }
 
   async #read(): Promise<void> {
-    if (this.#stopped || this.#reading) return;
+    if (this.#stopped) return;
     const dirty = this.#dirty;
     // Lists that could not be read last time are read whole at the next chance.
     const whole = dirty === 'all' || !this.#loaded ? allParts : [...this.#unread];
@@ -263,7 +267,6 @@ export class SnapshotReader {
     if (whole.length === 0 && threads.size === 0) return;
     this.#dirty = new Map();
     this.#unread.clear();
-    this.#reading = true;
     const failures: string[] = [];
     try {
       await Promise.all([this.#readWhole(whole, failures), this.#readThreads(threads, whole, failures)]);
@@ -274,10 +277,10 @@ export class SnapshotReader {
     // A whole read of a store that answers in microtasks (MemoryOffloadStore) would otherwise be
     // read, checked and rendered in one long task: the page gets its turn before the render.
     if (whole.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#reading = false;
     if (this.#stopped) return;
     this.#publishNow();
-    this.#schedule();
+    // Lists that failed are read again at the next chance, as before.
+    if (this.#unread.size > 0) this.#registration?.schedule();
   }
 
   /** Reads these lists for every thread; a list that fails is kept as it was and read again next time. */

@@ -1,23 +1,54 @@
 import type {
   EvictionRecord,
   ListOptions,
+  OffloadStore,
   StoredResultInfo,
   StoreEvent,
   StoreFailure,
   UnreadableRecord,
 } from '../../lib/index.js';
 import { isStep, type LedgerRecord } from '../context/records.js';
-import type { LedgerReadOptions } from './context-wire.js';
-import { isCount } from './count.js';
-import type { ClearedResult } from './inspectable-store.js';
-import { shown } from './records.js';
-import { isBound, type StoreInfo } from './store-info.js';
+import { isBound, isCount, type StoreInfo } from './store-info.js';
+
+/**
+ * The read side of a store: all the inspector needs. `failures` is optional so a store written
+ * before it existed (or any custom store) still works; `estimate` (IndexedDbOffloadStore has it)
+ * and `persisted` are shown in the header where the store has them.
+ */
+export type InspectableStore = Pick<OffloadStore, 'list' | 'read' | 'evictions' | 'totalBytes' | 'subscribe'> & {
+  failures?: OffloadStore['failures'];
+  /** Records the store found malformed and skipped (IndexedDbOffloadStore reports them). */
+  unreadable?: OffloadStore['unreadable'];
+  /** A thread's bound, for its gauge (the built-in stores report it). */
+  bound?: OffloadStore['bound'];
+  /** A thread's context ledger, for the Context tab and the budget beside its gauge (the built-in stores keep it). */
+  requests?: OffloadStore['requests'];
+  /** The results cleared from a thread's requests, for the "cleared" marks (the built-in stores keep them). */
+  cleared?: OffloadStore['cleared'];
+  /** The origin's `navigator.storage.estimate()`, where the browser tells. */
+  estimate?(): Promise<StorageEstimate | undefined>;
+  /** The origin's `navigator.storage.persisted()`. */
+  persisted?(): Promise<boolean>;
+};
+
+/** A result cleared from a thread's requests (the store's record; lib/index.ts names it through OffloadStore). */
+type ClearedResult = Awaited<ReturnType<NonNullable<OffloadStore['cleared']>>>[number];
+
+/**
+ * What `InspectorSource.requests` may be asked besides the thread: the store's own options of
+ * `requests` (RequestsOptions, on the store's branch).
+ */
+export interface LedgerReadOptions {
+  /** Only the records of later steps (step > after): those after the ones the panel holds. */
+  after?: number;
+}
 
 /**
  * One store change as the panel hears it: what happened (`'stored'`, `'evicted'`, `'restored'`,
  * `'failed'`) to which key of which thread, and the thread's total and bound after it when known.
  * It tells the panel which thread to read again, and which entry. A `'request'` (a model request
- * recorded in the thread's context ledger) names no key (`''`) and tells its `step`.
+ * recorded in the thread's context ledger) names no key (`''`) and tells its `step`; nor does a
+ * `'thread-cleared'` (`clearThread`: the thread's failures, log, ledger and cleared results went too).
  */
 export interface SourceChange {
   type: string;
@@ -111,6 +142,7 @@ export function toSourceChange(event: unknown): SourceChange | undefined {
   if (type === 'request' && typeof threadId === 'string') {
     return { type, threadId, key: '', ...(isStep(step) ? { step } : {}) };
   }
+  if (type === 'thread-cleared' && typeof threadId === 'string') return { type, threadId, key: '' };
   if (typeof type !== 'string' || typeof threadId !== 'string' || typeof key !== 'string') return undefined;
   // A total or bound that is not one is dropped: the panel reads it instead of showing it.
   return {
@@ -126,71 +158,4 @@ export function toSourceChange(event: unknown): SourceChange | undefined {
 export function toSourceChanges(changes: unknown): SourceChange[] | undefined {
   const checked = Array.isArray(changes) ? changes.map(toSourceChange) : [undefined];
   return checked.every((change) => change !== undefined) ? (checked as SourceChange[]) : undefined;
-}
-
-/** The methods of a source: 1 when it must have it, 0 when it may. */
-const methods = {
-  list: 1,
-  evictions: 1,
-  totalBytes: 1,
-  read: 1,
-  onChange: 1,
-  failures: 0,
-  unreadable: 0,
-  info: 0,
-  bound: 0,
-  requests: 0,
-  cleared: 0,
-  latestRequest: 0,
-};
-
-/** Throws a TypeError naming what is wrong with a source: a method missing or not a function, or its label. */
-export function assertInspectorSource(source: unknown, where: string): asserts source is InspectorSource {
-  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    throw new TypeError(`${where}: source must be an InspectorSource object, got ${shown(source)}`);
-  }
-  const fields = source as Record<string, unknown>;
-  for (const [name, needed] of Object.entries(methods)) {
-    const value = fields[name];
-    if (typeof value !== 'function' && (needed || value !== undefined)) {
-      throw new TypeError(
-        `${where}: source.${name} must be a function${needed ? '' : ' when given'}, got ${shown(value)}`,
-      );
-    }
-  }
-  if (fields.label !== undefined && typeof fields.label !== 'string') {
-    throw new TypeError(`${where}: source.label must be a string when given, got ${shown(fields.label)}`);
-  }
-}
-
-/**
- * The panel's view of a checked source: an optional method missing answers with nothing to show,
- * every answer is a promise, and changes that are not well-formed count as "anything changed".
- */
-export function panelSource(source: InspectorSource, label: string): PanelSource {
-  // Async, so a method that throws, or answers with no promise, still ends as a promise.
-  return {
-    label: source.label || label,
-    list: async (threadId, options) => source.list(threadId, options),
-    evictions: async (threadId, options) => source.evictions(threadId, options),
-    failures: async (threadId) => (source.failures ? source.failures(threadId) : []),
-    unreadable: async (threadId) => (source.unreadable ? source.unreadable(threadId) : []),
-    totalBytes: async (threadId) => source.totalBytes(threadId),
-    bound: async (threadId) => (source.bound ? source.bound(threadId) : undefined),
-    read: async (threadId, key) => source.read(threadId, key),
-    info: async () => (source.info ? source.info() : {}),
-    requests: async (threadId, options) => (source.requests ? source.requests(threadId, options) : undefined),
-    cleared: async (threadId) => (source.cleared ? source.cleared(threadId) : []),
-    latestRequest: async (threadId, options) => {
-      if (source.latestRequest) return source.latestRequest(threadId, options);
-      const records: unknown = source.requests ? await source.requests(threadId, options) : undefined;
-      return Array.isArray(records) ? records.at(-1) : undefined;
-    },
-    onChange(listener) {
-      const stop: unknown = source.onChange((changes) => listener(toSourceChanges(changes)));
-      return () => {
-        if (typeof stop === 'function') stop();
-      };
-    },
-  };
 }

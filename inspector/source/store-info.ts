@@ -1,5 +1,6 @@
-import { isCount } from './count.js';
-import type { InspectableStore } from './inspectable-store.js';
+/** True for a count of bytes or events as read from a store or a message: a finite number ≥ 0. */
+export const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /**
  * What the panel shows beside the store's records: the offload's bound, for the gauges, and the
@@ -60,32 +61,4 @@ export function isStoreInfo(value: unknown): value is StoreInfo {
     (quota === undefined || isCount(quota)) &&
     (persisted === undefined || typeof persisted === 'boolean')
   );
-}
-
-/** Calls the store's optional method when it has one; undefined when it has none or it fails. */
-async function optional<T>(store: InspectableStore, method: 'estimate' | 'persisted'): Promise<T | undefined> {
-  const call: unknown = store[method];
-  if (typeof call !== 'function') return undefined;
-  try {
-    return await (call as (this: InspectableStore) => Promise<T>).call(store);
-  } catch {
-    return undefined; // the origin's storage is a side note: the records still show
-  }
-}
-
-/**
- * The store's side of a StoreInfo: `bound` as given, the origin's usage and quota where the store
- * has `estimate()` (IndexedDbOffloadStore does), `persisted` where it has `persisted()`.
- */
-export async function readStoreInfo(store: InspectableStore, bound: number | undefined): Promise<StoreInfo> {
-  const [estimate, persisted] = await Promise.all([
-    optional<StorageEstimate | undefined>(store, 'estimate'),
-    optional<boolean>(store, 'persisted'),
-  ]);
-  const info: StoreInfo = {};
-  if (bound !== undefined) info.bound = bound;
-  if (isCount(estimate?.usage)) info.usage = estimate.usage;
-  if (isCount(estimate?.quota)) info.quota = estimate.quota;
-  if (typeof persisted === 'boolean') info.persisted = persisted;
-  return info;
 }

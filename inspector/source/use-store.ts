@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { entryId } from '../entries/rows.js';
+import { ALL_BUT_REQUESTS, type ChangeRegistry } from './changes.js';
 import { toRows, toUnreadableRow, type UnreadableRow } from './records.js';
 import { errorMessage, SnapshotReader, type SnapshotState } from './snapshot.js';
 import type { PanelSource } from './source.js';
@@ -12,12 +13,13 @@ const INFO_BATCH_MS = 500;
 type Changed = ReadonlySet<string> | 'all';
 
 /**
- * `load(source, changed, last)`, run again after changes. Notices are coalesced: the first one
- * schedules a read after `batchMs`, later ones join it, and notices during a read cause one more
- * read. A failed read keeps the last good value.
+ * `load(source, changed, last)`, run again after changes (but a model request recorded, which
+ * changes neither the origin's storage nor the unreadable records), at most once per `batchMs`:
+ * the panel's registry batches them. A failed read keeps the last good value.
  */
 function useBatchedRead<T>(
   source: PanelSource,
+  changes: ChangeRegistry,
   load: (source: PanelSource, changed: Changed, last: T | undefined) => Promise<T>,
   batchMs: number,
 ): { value?: T; error?: string } {
@@ -25,53 +27,33 @@ function useBatchedRead<T>(
   // A layout effect starts the first read before the first paint rather than after it.
   useLayoutEffect(() => {
     let disposed = false;
-    let reading = false;
-    let again = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let changed: Set<string> | 'all' = 'all';
     let last: T | undefined;
-
-    const read = async () => {
-      reading = true;
-      again = false;
-      const asked = changed;
-      changed = new Set();
-      try {
-        last = await load(source, asked, last);
-        if (!disposed) setState({ value: last });
-      } catch (error) {
-        if (!disposed) setState((previous) => ({ value: previous.value, error: errorMessage(error) }));
-      }
-      reading = false;
-      if (again) schedule();
-    };
-    const schedule = () => {
-      if (disposed) return;
-      if (reading) {
-        again = true;
-        return;
-      }
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        void read();
-      }, batchMs);
-    };
-
-    const stop = source.onChange((all) => {
-      // A model request recorded changes neither the origin's storage nor the unreadable records.
-      const changes = all?.filter((change) => change.type !== 'request');
-      if (changes?.length === 0) return;
-      if (!changes) changed = 'all';
-      else if (changed !== 'all') for (const { threadId } of changes) changed.add(threadId);
-      schedule();
+    const registration = changes.register({
+      types: ALL_BUT_REQUESTS,
+      batchMs,
+      hear(heard) {
+        if (!heard) changed = 'all';
+        else if (changed !== 'all') for (const { threadId } of heard) changed.add(threadId);
+        return true;
+      },
+      async read() {
+        const asked = changed;
+        changed = new Set();
+        try {
+          last = await load(source, asked, last);
+          if (!disposed) setState({ value: last });
+        } catch (error) {
+          if (!disposed) setState((previous) => ({ value: previous.value, error: errorMessage(error) }));
+        }
+      },
     });
-    void read();
+    registration.schedule(true);
     return () => {
       disposed = true;
-      stop();
-      clearTimeout(timer);
+      registration.stop();
     };
-  }, [source, load, batchMs]);
+  }, [source, changes, load, batchMs]);
   return state;
 }
 
@@ -79,16 +61,19 @@ function useBatchedRead<T>(
  * The source's snapshot, kept current by a SnapshotReader (which reads only what changed), and
  * `wantTotals` for the gauges in view.
  */
-export function useSnapshot(source: PanelSource): SnapshotState & { wantTotals(threads: readonly string[]): void } {
+export function useSnapshot(
+  source: PanelSource,
+  changes: ChangeRegistry,
+): SnapshotState & { wantTotals(threads: readonly string[]): void } {
   const [state, setState] = useState<SnapshotState>({});
   const reader = useRef<SnapshotReader | undefined>(undefined);
   // A layout effect starts the first read before the first paint rather than after it.
   useLayoutEffect(() => {
     const current = new SnapshotReader(source, setState);
     reader.current = current;
-    current.start();
+    current.start(changes);
     return () => current.stop();
-  }, [source]);
+  }, [source, changes]);
   const wantTotals = useCallback((threads: readonly string[]) => reader.current?.wantTotals(threads), []);
   return { ...state, wantTotals };
 }
@@ -100,8 +85,8 @@ const loadInfo = (source: PanelSource) => source.info();
  * INFO_BATCH_MS however many events come. Empty until known; a failed read (a store exposed by
  * an older version, which does not answer) keeps what was known, and is no error to show.
  */
-export function useStoreInfo(source: PanelSource): StoreInfo {
-  return useBatchedRead(source, loadInfo, INFO_BATCH_MS).value ?? noInfo;
+export function useStoreInfo(source: PanelSource, changes: ChangeRegistry): StoreInfo {
+  return useBatchedRead(source, changes, loadInfo, INFO_BATCH_MS).value ?? noInfo;
 }
 
 const noInfo: StoreInfo = {};
@@ -140,8 +125,8 @@ async function loadUnreadable(
  * changed, at most once every UNREADABLE_BATCH_MS. A store exposed by an older version does not
  * answer: none shown.
  */
-export function useUnreadable(source: PanelSource): readonly UnreadableRow[] {
-  return useBatchedRead(source, loadUnreadable, UNREADABLE_BATCH_MS).value ?? noRecords;
+export function useUnreadable(source: PanelSource, changes: ChangeRegistry): readonly UnreadableRow[] {
+  return useBatchedRead(source, changes, loadUnreadable, UNREADABLE_BATCH_MS).value ?? noRecords;
 }
 
 const noRecords: readonly UnreadableRow[] = [];

@@ -62,7 +62,13 @@ export type StoreEvent =
    * estimated tokens, so a reader reads only what is new (`requests(threadId, { after })`). Told
    * again for the same step when the provider's usage is added to it (`recordUsage`), with `reported`.
    */
-  | { type: 'request'; threadId: string; step: number; tokens: number; reported?: ReportedUsage };
+  | { type: 'request'; threadId: string; step: number; tokens: number; reported?: ReportedUsage }
+  /**
+   * `clearThread` deleted what the thread had (told after the 'evicted' of each key it cleared):
+   * its entries, failures, eviction log but the 'cleared' records, cleared results and context
+   * ledger, whose steps count from 1 again; told only when there was something to clear.
+   */
+  | { type: 'thread-cleared'; threadId: string };
 
 /** A result that could not be stored (S3): the tool result was cut instead of offloaded. */
 export interface StoreFailure {

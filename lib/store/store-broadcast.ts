@@ -7,13 +7,41 @@ interface Notice {
   events: StoreEvent[];
 }
 
-function isNotice(data: unknown): data is Notice {
-  return (
-    typeof data === 'object' &&
-    data !== null &&
-    (data as Notice).source === SOURCE &&
-    Array.isArray((data as Notice).events)
-  );
+/** The longest thread id or key an event from another instance may name (keys are at most 64 characters). */
+const EVENT_FIELD_CHARS = 1024;
+/** Events one notice from another instance may carry; a commit tells a few, a clear one a key. */
+const MAX_NOTICE_EVENTS = 100_000;
+
+type Fields = Record<string, unknown>;
+const isName = (value: unknown): value is string => typeof value === 'string' && value.length <= EVENT_FIELD_CHARS;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const isStep = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+const entryTypes: ReadonlySet<unknown> = new Set(['stored', 'evicted', 'restored', 'failed']);
+
+/**
+ * One event of another instance as it must be, only its own fields; undefined for anything else. Any
+ * script of the origin can post on the channel, so what arrives is checked like a record read back (S2).
+ */
+function parseEvent(data: unknown): StoreEvent | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { type, threadId, key, totalBytes, bound, error, step, tokens } = data as Fields;
+  if (!isName(threadId)) return undefined;
+  if (type === 'thread-cleared') return { type, threadId };
+  if (type === 'request') return isStep(step) && isCount(tokens) ? { type, threadId, step, tokens } : undefined;
+  if (!entryTypes.has(type) || !isName(key) || !isCount(totalBytes)) return undefined;
+  if (bound !== undefined && !isStep(bound)) return undefined;
+  const told = bound === undefined ? {} : { bound };
+  if (type === 'failed')
+    return typeof error === 'string' ? { type, threadId, key, totalBytes, error, ...told } : undefined;
+  return { type: type as 'stored' | 'evicted' | 'restored', threadId, key, totalBytes, ...told };
+}
+
+/** The well-formed events of a notice from another instance (the others are dropped); undefined when it is none. */
+function parseNotice(data: unknown): StoreEvent[] | undefined {
+  if (typeof data !== 'object' || data === null || (data as Fields).source !== SOURCE) return undefined;
+  const { events } = data as Fields;
+  if (!Array.isArray(events) || events.length > MAX_NOTICE_EVENTS) return undefined;
+  return events.flatMap((event) => parseEvent(event) ?? []);
 }
 
 /**
@@ -33,7 +61,8 @@ export class StoreBroadcast {
     if (this.#channel || typeof BroadcastChannel === 'undefined') return;
     this.#channel = new BroadcastChannel(this.channelName);
     this.#channel.onmessage = (message: MessageEvent) => {
-      if (isNotice(message.data)) this.receive(message.data.events);
+      const events = parseNotice(message.data);
+      if (events && events.length > 0) this.receive(events);
     };
   }
 

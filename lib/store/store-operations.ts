@@ -328,7 +328,8 @@ async function deleteStaged(tx: StoreTx, threadId: string, matches: (staged: Sta
  * results and the ledger too: a cleared thread starts afresh, its request steps from 1), and leaves
  * in its eviction log one record a key that was live or logged (reason 'cleared'), so a read of it says it was cleared; a key already logged as cleared keeps its
  * record. Emits 'evicted' (total 0) for each key it cleared anything of — its entry, its log, its
- * failure or staged text — so views refresh; none when there was nothing to clear.
+ * failure or staged text — so views refresh, then 'thread-cleared' (also for a thread with only a
+ * ledger or cleared results); none when there was nothing to clear.
  */
 export async function clearThread(
   tx: StoreTx,
@@ -357,6 +358,7 @@ export async function clearThread(
     await tx.deleteUndo(threadId, undo.turnId);
   }
   const staged = await deleteStaged(tx, threadId, () => true);
+  const hadContext = (await tx.lastRequestStep(threadId)) !== undefined || (await tx.clearedOf(threadId)).length > 0;
   await tx.deleteSeenThrough(threadId, Number.POSITIVE_INFINITY);
   await tx.deleteClearedOf(threadId);
   await tx.deleteRequestsThrough(threadId, Number.POSITIVE_INFINITY);
@@ -386,6 +388,7 @@ export async function clearThread(
   }
   const told = bound === undefined ? {} : { bound };
   const events: StoreEvent[] = [...keys].map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0, ...told }));
+  if (keys.size > 0 || hadContext) events.push({ type: 'thread-cleared', threadId });
   // Malformed records the checked reads skipped go too.
   await tx.deleteUnreadable?.(threadId);
   return { value: undefined, events };

@@ -110,14 +110,20 @@ function requestOf(
   };
 }
 
-/** A change to a thread's entries or failures (every event but a ledger record's 'request'). */
-type EntryEvent = Exclude<StoreEvent, { type: 'request' }>;
+/** A change to a thread's entries or failures (every event but a ledger record's 'request' and a clear's 'thread-cleared'). */
+type EntryEvent = Exclude<StoreEvent, { type: 'request' | 'thread-cleared' }>;
 
 /** The event, which must be a change to entries or failures (the tests that expect one make no request). */
 function entryEvent(event: StoreEvent): EntryEvent {
-  if (event.type === 'request') throw new Error(`expected a change to entries, got ${JSON.stringify(event)}`);
+  if (event.type === 'request' || event.type === 'thread-cleared') {
+    throw new Error(`expected a change to entries, got ${JSON.stringify(event)}`);
+  }
   return event;
 }
+
+/** What clearThread tells: a change to entries (without its bound), or the clear itself. */
+type ClearEvent = EntryEvent | Extract<StoreEvent, { type: 'thread-cleared' }>;
+const clearEvent = (event: StoreEvent): ClearEvent => (event.type === 'thread-cleared' ? event : withoutBound(event));
 
 /**
  * An event without its optional `bound` (a custom store need not tell it), so events compare as
@@ -756,13 +762,14 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k2', 'y'.repeat(60));
         await put(store, 'b', 'k1', 'other');
         await store.reportFailure({ threadId: 'a', key: 'k9', path: '/p', toolName: 't', bytes: 1, at: 1, error: 'e' });
-        const events: EntryEvent[] = [];
-        store.subscribe((event) => events.push(withoutBound(event)));
+        const events: ClearEvent[] = [];
+        store.subscribe((event) => events.push(clearEvent(event)));
         await store.clearThread('a');
-        // One event a key it cleared anything of: the logged k1, the live k2, the failed k9.
-        expect(events).toEqual(
-          ['k1', 'k2', 'k9'].map((key) => ({ type: 'evicted', threadId: 'a', key, totalBytes: 0 })),
-        );
+        // One event a key it cleared anything of: the logged k1, the live k2, the failed k9; then the clear.
+        expect(events).toEqual([
+          ...['k1', 'k2', 'k9'].map((key) => ({ type: 'evicted', threadId: 'a', key, totalBytes: 0 })),
+          { type: 'thread-cleared', threadId: 'a' },
+        ]);
         expect(await store.list('a')).toEqual([]);
         // The log keeps one record a key that was evicted or live, so a read says what happened.
         expect((await store.evictions('a')).map((e) => [e.key, e.path, e.bytes, e.reason])).toEqual([
@@ -799,15 +806,20 @@ export function storeContract<Store extends WritableOffloadStore>(
         ]);
         // k2 was cleared before and not stored since: its record and time stay, and no event names it.
         expect(await store.evictions('a', { keys: ['k2'] })).toEqual([k2Cleared]);
-        expect(events).toEqual([{ type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 0 }]);
+        expect(events).toEqual([
+          { type: 'evicted', threadId: 'a', key: 'k1', totalBytes: 0 },
+          { type: 'thread-cleared', threadId: 'a' },
+        ]);
       }));
 
     it('clearThread tells of a thread with nothing live (its failures, staged text, eviction log), and of nothing cleared says nothing', () =>
       withStore(async (store) => {
-        const events: EntryEvent[] = [];
-        store.subscribe((event) => events.push(withoutBound(event)));
-        const evicted = (threadId: string, ...keys: string[]) =>
-          keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 }));
+        const events: ClearEvent[] = [];
+        store.subscribe((event) => events.push(clearEvent(event)));
+        const evicted = (threadId: string, ...keys: string[]) => [
+          ...keys.map((key) => ({ type: 'evicted', threadId, key, totalBytes: 0 })),
+          { type: 'thread-cleared', threadId },
+        ];
         // A result whose commit failed: its staged text and failure stay, and nothing is live.
         await store.stage(result('f', 'k1', 'staged text', 'turn-f'));
         await store.reportFailure({
@@ -974,7 +986,7 @@ export function storeContract<Store extends WritableOffloadStore>(
       withStore(async (store) => {
         if (typeof store.bound !== 'function') return; // optional: the inspector falls back to its option
         const events: EntryEvent[] = [];
-        store.subscribe((event) => events.push(entryEvent(event)));
+        store.subscribe((event) => event.type !== 'thread-cleared' && events.push(entryEvent(event)));
         /** The thread's bound, and each event told since that tells one tells this one. */
         const bound = async (threadId: string) => {
           const read = await store.bound!(threadId);
@@ -1285,6 +1297,22 @@ export function storeContract<Store extends WritableOffloadStore>(
         await put(store, 'a', 'k2', 'two');
         expect((await store.list('a'))[0]!.seq).toBeGreaterThan(entry!.seq);
         expect((await store.recordRequest(requestOf('a'))).step).toBe(1);
+      }));
+
+    it("clearThread of a thread with only a ledger and cleared results tells 'thread-cleared' alone; a repeat tells nothing", () =>
+      withStore(async (store) => {
+        await store.recordRequest(requestOf('a', { cleared: ['c1'] }));
+        await store.recordRequest(requestOf('b'));
+        const events: StoreEvent[] = [];
+        store.subscribe((event) => events.push(event));
+        await store.clearThread('a');
+        expect(events).toEqual([{ type: 'thread-cleared', threadId: 'a' }]);
+        expect(await store.requests('a')).toEqual([]);
+        events.length = 0;
+        await store.clearThread('a');
+        expect(events).toEqual([]);
+        await store.clearThread('b');
+        expect(events).toEqual([{ type: 'thread-cleared', threadId: 'b' }]);
       }));
 
     it("tells a 'request' event once the record is kept, with its step and tokens; a refused change tells none", () =>

@@ -100,6 +100,41 @@ describe('cleared results and the context budget (issue 23)', () => {
     await until(() => expect(view.one('.timeline').textContent).toContain(since(1)));
   });
 
+  for (const way of ['store', 'channel'] as const) {
+    it(`a thread cleared (its 'thread-cleared' event) loses its marks, budget and ledger, also with only a ledger (${way})`, async () => {
+      const store = await ledgerStore();
+      await store.request('chat-1', { budget: 8000, cleared: ['alpha'] });
+      const channel = `inspector-thread-cleared-${crypto.randomUUID()}`;
+      if (way === 'channel') stops.push(exposeToInspector(store, { channel }));
+      const view = mount(way === 'store' ? { store } : { channel }, { bound: 1 << 20 });
+      await until(() => expect(marks(view)['/large_tool_results/alpha']).toBe(since(1)));
+      await until(() => expect(gaugeText(view, 'chat-1')).toContain('budget 8,000 tokens'));
+      await store.clearThread('chat-1');
+      // Its entries went (its log says cleared), and the budget of its ledger with them.
+      await until(() => expect(marks(view)['/large_tool_results/alpha']).toBeUndefined());
+      await until(() => expect(gaugeText(view, 'chat-1')).not.toContain('budget'));
+      // A thread with a ledger and no entry: the Context tab shows it, and shows it emptied by a clear.
+      view
+        .all<HTMLButtonElement>('[role="tab"]')
+        .find((tab) => tab.textContent === 'Context')!
+        .click();
+      await store.request('ledger-only', { budget: 4000 });
+      await until(() => expect(view.one('.ctx-head').textContent).toContain('ledger-only'));
+      await store.clearThread('ledger-only');
+      await until(() =>
+        expect(view.one('.tabpanel').textContent).toContain('No model request recorded in this thread yet'),
+      );
+      // chat-1 starts afresh: its steps count from 1 again, and its entries carry no mark.
+      await put(store, 'chat-1', 'alpha', 'a'.repeat(3000));
+      view
+        .all<HTMLButtonElement>('[role="tab"]')
+        .find((tab) => tab.textContent?.startsWith('Entries'))!
+        .click();
+      await until(() => expect(marks(view)['/large_tool_results/alpha']).toBe(''));
+      expect(gaugeText(view, 'chat-1')).not.toContain('budget');
+    });
+  }
+
   it('a store without the ledger shows no marks and no budget', async () => {
     const store = new MemoryOffloadStore();
     await put(store, 'chat-1', 'alpha', 'a'.repeat(3000));

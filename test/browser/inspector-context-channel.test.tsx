@@ -120,6 +120,45 @@ describe('the Context tab through the channel', () => {
     expect(view.one('.ctx .error').textContent).toBe('2 records of the ledger are malformed and not shown.');
   });
 
+  it("stays on the real thread through 20 forged 'request' notices naming threads with no ledger", async () => {
+    const store = ledgerStore(steps('chat-1', 5));
+    await put(store, 'chat-1', 'a', 'a');
+    const channel = channelName();
+    const seen = wire(channel);
+    stops.push(exposeToInspector(store, { channel }));
+    const view = mount({ channel });
+    await openContext(view, 5);
+    // Everything the tab shows from now on: a blank ("Reading…") or another thread would be seen.
+    const shown: string[] = [];
+    const observer = new MutationObserver(() => shown.push(view.one('.tabpanel').textContent ?? ''));
+    observer.observe(view.root, { childList: true, subtree: true, characterData: true });
+    stops.push(() => observer.disconnect());
+    // A neighbour on the same origin posts notices of model requests of threads that have none.
+    const neighbour = new BroadcastChannel(channel);
+    stops.push(() => neighbour.close());
+    for (let i = 0; i < 20; i += 1) {
+      neighbour.postMessage({
+        protocol: PROTOCOL,
+        kind: 'changed',
+        events: 1,
+        changes: [{ type: 'request', threadId: `ghost-${i}`, key: '', step: 1 }],
+      });
+    }
+    const answered = (threadId: string) =>
+      seen.some(
+        (request) =>
+          request.kind === 'request' &&
+          request.threadId === threadId &&
+          seen.some((answer) => answer.kind === 'response' && answer.id === request.id),
+      );
+    await until(() => expect(answered('ghost-19')).toBe(true), 10_000);
+    // Then a real request of the thread shown: it is drawn, and nothing else was shown meanwhile.
+    store.addRequest(ledgerRecord('chat-1', 6));
+    await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe('6'), 10_000);
+    expect(view.one('.ctx-head').textContent).toContain('chat-1');
+    expect(shown.filter((text) => !text.includes('Thread chat-1'))).toEqual([]);
+  });
+
   it('says so when the exposed store keeps no ledger', async () => {
     const store = ledgerStore(steps('chat-1', 3));
     await put(store, 'chat-1', 'a', 'a');

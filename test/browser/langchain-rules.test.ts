@@ -90,7 +90,7 @@ describe.each(storeKinds)('the core rules through offloadMiddleware on $name', (
     const maxTotalBytes = 20_000; // two of the six 8.1 KB results
     const totals: number[] = [];
     const stop = store.subscribe((event: StoreEvent) => {
-      if (event.type !== 'request' && event.threadId === 'chat-1') totals.push(event.totalBytes);
+      if ('totalBytes' in event && event.threadId === 'chat-1') totals.push(event.totalBytes);
     });
     const model = fakeModel()
       .respondWithTools([0, 1, 2, 3, 4, 5].map((i) => ({ name: 'emit', args: { lines: 100, tag: `p${i}` } })))

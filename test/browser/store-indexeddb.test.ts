@@ -59,6 +59,40 @@ describe('IndexedDbOffloadStore', () => {
     await watcher.close();
   });
 
+  it("tells another instance's clearThread as 'thread-cleared'; events forged on its channel reach no subscriber", async () => {
+    const writer = open();
+    const watcher = new IndexedDbOffloadStore({ name: writer.name });
+    const events: StoreEvent[] = [];
+    watcher.subscribe((event) => events.push(event));
+    // Any script of the origin can post on the store's channel: each event is checked, only its own fields kept.
+    const forger = new BroadcastChannel(`${writer.name}:changes`);
+    const source = 'tool-output-offload/store-events';
+    forger.postMessage({
+      source,
+      events: [
+        { type: 'thread-cleared' },
+        { type: 'thread-cleared', threadId: 42 },
+        { type: 'thread-cleared', threadId: 'x'.repeat(5000) },
+        { type: 'cleared-everything', threadId: 't' },
+        { type: '__proto__', threadId: 't', key: 'k', totalBytes: 1 },
+        { type: 'stored', threadId: 't', key: 'k', totalBytes: -1 },
+        { type: 'stored', threadId: 't', key: 'k', totalBytes: 1, bound: 0.5 },
+        { type: 'request', threadId: 't', step: 0, tokens: 1 },
+        null,
+        { type: 'thread-cleared', threadId: 'forged', html: '<img src=x onerror=alert(1)>' },
+      ],
+    });
+    forger.postMessage({ source, events: 'not a list' });
+    forger.close();
+    await expect.poll(() => events).toEqual([{ type: 'thread-cleared', threadId: 'forged' }]);
+    events.length = 0;
+    await put(writer, 't', 'k1', 'hello');
+    await writer.clearThread('t');
+    await expect.poll(() => events.map((event) => event.type)).toEqual(['stored', 'evicted', 'thread-cleared']);
+    expect(events.at(-1)).toEqual({ type: 'thread-cleared', threadId: 't' });
+    await watcher.close();
+  });
+
   it('a QuotaExceededError while staging propagates unchanged and loses nothing stored', async () => {
     const store = open();
     await put(store, 't', 'k1', 'live text');

@@ -93,7 +93,9 @@ describe('store lifecycle', () => {
       // The writer, with no listener of its own, opens a channel to post and closes it at once.
       await put(writer, 't', 'k2', 'heard');
       expect(channels.open.size).toBe(1);
-      await expect.poll(() => events.map((e) => `${e.type} ${'key' in e ? e.key : e.step}`)).toEqual(['stored k2']);
+      await expect
+        .poll(() => events.map((e) => `${e.type} ${'key' in e ? e.key : 'step' in e ? e.step : ''}`))
+        .toEqual(['stored k2']);
       stopOne();
       expect(channels.open.size).toBe(1);
       stopTwo();

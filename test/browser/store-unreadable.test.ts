@@ -172,7 +172,7 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
       ]);
       // Its events tell none either; the next commit's bound is kept (the record rebuilt).
       const told: unknown[] = [];
-      store.subscribe((event) => told.push(event.type === 'request' ? undefined : event.bound));
+      store.subscribe((event) => told.push('bound' in event ? event.bound : undefined));
       await put(store, 't', 'k2', 'y'.repeat(30), 't1', 200);
       expect(told).toEqual([200]);
       expect(await store.bound('t')).toBe(200);

@@ -118,7 +118,7 @@ describe('the default store where indexedDB is missing (Node)', () => {
     const offload = new ToolOutputOffload({ thresholdTokens: 1000 });
     const events: string[] = [];
     offload.store.subscribe((event) => {
-      if (event.type !== 'request') events.push(`${event.type} ${event.key}`);
+      if ('key' in event) events.push(`${event.type} ${event.key}`);
     });
     const content = 'x\n'.repeat(4000);
     const shown = await offload.offloadResult({ threadId: 't', callId: 'c', toolName: 'fetch', content });

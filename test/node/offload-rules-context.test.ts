@@ -92,7 +92,7 @@ describe('O8: an output Block restores the key', () => {
 
     const events: string[] = [];
     store.subscribe((event) => {
-      if (event.type !== 'request') events.push(`${event.type} ${event.key === before[0]!.key ? 'keeper' : 'new'}`);
+      if ('key' in event) events.push(`${event.type} ${event.key === before[0]!.key ? 'keeper' : 'new'}`);
     });
     const blocked = await agent.run('two', { threadId: 'a' });
     expect(blocked.status).toBe('blocked');

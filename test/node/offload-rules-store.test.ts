@@ -98,14 +98,14 @@ describe('O2: identity is the idempotency key', () => {
 describe('O3: the bound holds after every applied update, also in a parallel batch', () => {
   it('evicts the oldest until the thread fits, in commit order', async () => {
     const size = utf8Bytes(linesOf(100));
-    const events: Exclude<StoreEvent, { type: 'request' }>[] = [];
+    const events: Exclude<StoreEvent, { type: 'request' | 'thread-cleared' }>[] = [];
     const model = scriptedModel([
       calls(...[0, 1, 2, 3].map((i) => ['emit', { lines: 100, tag: `p${i}` }] as [string, unknown])),
       reply(),
     ]);
     const { agent, store } = offloadAgent(model, { offload: { maxTotalBytes: 2 * size + 10, maxResultBytes: size } });
     store.subscribe((event) => {
-      if (event.type !== 'request') events.push(event);
+      if ('key' in event) events.push(event);
     });
     await agent.run('go', { threadId: 'a' });
     const entries = await store.list('a');

@@ -30,7 +30,7 @@ describe('one bound per thread', () => {
     expect((await small.agent.run('go', { threadId: 't' })).status).toBe('completed');
     const totals: number[] = [];
     store.subscribe((event) => {
-      if (event.type !== 'request') totals.push(event.totalBytes);
+      if ('totalBytes' in event) totals.push(event.totalBytes);
     });
     expect((await large.agent.run('go', { threadId: 't' })).status).toBe('completed');
     expect(totals.length).toBeGreaterThan(6);
