@@ -3,6 +3,7 @@
 import {
   asSchema,
   type Instructions,
+  type LanguageModelUsage,
   type ModelMessage,
   type PrepareStepFunction,
   type PrepareStepResult,
@@ -197,12 +198,20 @@ interface ContextStepOptions {
  * step's request is the one a re-conversion of the same history gives (C4), and a preview cut to
  * fit one step (C6) is whole again in a later one that has room.
  */
-export function contextStep(offload: ToolOutputOffload, options: ContextStepOptions): PrepareStepFunction<ToolSet> {
+export function contextStep(offload: ToolOutputOffload, options: ContextStepOptions): ContextStep {
   const { threadId, tools, readToolNames, appStep, emit } = options;
   const schemas = new Map<string, Promise<unknown>>();
   // The tool messages this hook returned with replacements, each to the message it replaced.
   const originals = new WeakMap<ModelMessage, ModelMessage>();
-  return async (step) => {
+  // The SDK runs a call's steps one after another: the step that ends is the one fitted last.
+  let lastFitted: FittedContext | undefined;
+  const reportStep = async (usage: LanguageModelUsage | undefined): Promise<void> => {
+    const fitted = lastFitted;
+    lastFitted = undefined;
+    const reported = reportedUsage(usage);
+    if (fitted && reported) await fitted.reportUsage(reported);
+  };
+  const prepareStep: PrepareStepFunction<ToolSet> = async (step) => {
     const own: PrepareStepResult<ToolSet> = appStep ? await appStep(step) : undefined;
     if (own !== undefined && (typeof own !== 'object' || own === null)) {
       throw new TypeError(
@@ -229,8 +238,33 @@ export function contextStep(offload: ToolOutputOffload, options: ContextStepOpti
       messages: request.messages,
       readTools: active === undefined ? readToolNames : readToolNames.filter((name) => active.includes(name)),
     });
+    lastFitted = fitted;
     for (const event of fitted.events) emit(event);
     if (fitted.replacements.size === 0 && !restored) return own;
     return { ...own, messages: withReplacements(messages, request.results, fitted.replacements, originals) };
+  };
+  return { prepareStep, reportStep };
+}
+
+/** The step hook `withOffload` returns, and how the end of that step reports what it cost. */
+interface ContextStep {
+  prepareStep: PrepareStepFunction<ToolSet>;
+  /** The ended step's usage, added to the ledger record of the request it fitted last. */
+  reportStep(usage: LanguageModelUsage | undefined): Promise<void>;
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/**
+ * The SDK's usage of a step in the ledger's words: its input tokens, the part read from the
+ * provider's cache, its output tokens; nothing without an input count (the provider gave none).
+ */
+function reportedUsage(usage: LanguageModelUsage | undefined) {
+  if (!isCount(usage?.inputTokens)) return undefined;
+  const cached = usage.inputTokenDetails?.cacheReadTokens;
+  return {
+    inputTokens: usage.inputTokens,
+    ...(isCount(cached) ? { cachedInputTokens: cached } : {}),
+    ...(isCount(usage.outputTokens) ? { outputTokens: usage.outputTokens } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { PrepareStepFunction, Tool, ToolSet } from 'ai';
+import type { LanguageModelUsage, PrepareStepFunction, Tool, ToolSet } from 'ai';
 import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextStep } from './context-step.js';
 import { defaultModelOutput, offloadModelOutput } from './model-output.js';
@@ -29,6 +29,13 @@ export interface WithOffload<TOOLS extends ToolSet> {
    * results as pointers to their stored paths (C1–C6). The steps and UI messages keep every result.
    */
   prepareStep: PrepareStepFunction<TOOLS & OffloadReadTools>;
+  /**
+   * Pass it as generateText's, streamText's or ToolLoopAgent's `onStepEnd` (or call it from your
+   * own with the step): what the provider reported the step cost (`usage`: input tokens, the part
+   * read from its cache, output tokens) is added to the ledger record of the request `prepareStep`
+   * fitted for that step. Without it the ledger keeps only estimates.
+   */
+  onStepEnd: (step: { usage?: LanguageModelUsage }) => Promise<void>;
 }
 
 /** What the warning of an unfitted step says (C8). */
@@ -195,7 +202,8 @@ export function withOffload<TOOLS extends ToolSet>(
     system: offload.systemPrompt(),
     prepareStep: ((step) => {
       fitted = true;
-      return fitStep(step);
+      return fitStep.prepareStep(step);
     }) as PrepareStepFunction<TOOLS & OffloadReadTools>,
+    onStepEnd: (step) => fitStep.reportStep(step?.usage),
   };
 }

@@ -1,4 +1,4 @@
-import { type SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
 import type { OffloadEvent, ToolOutputOffload } from '../../lib/index.js';
 import { contextRequestOf, withReplacements } from './context-request.js';
@@ -104,7 +104,11 @@ export function offloadMiddleware(
       );
       for (const event of fitted.events) emit(event);
       const messages = withReplacements(request.messages, fitted.replacements);
-      return handler({ ...request, systemMessage, messages });
+      const reply = await handler({ ...request, systemMessage, messages });
+      // What the provider reported the call cost, to the request's ledger record.
+      const reported = reportedUsage(reply);
+      if (reported) await fitted.reportUsage(reported);
+      return reply;
     },
     wrapToolCall: async (request, handler) => {
       const runner = readTools.runnerFor(request.tool);
@@ -118,4 +122,22 @@ export function offloadMiddleware(
       return result;
     },
   });
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/**
+ * A reply's `usage_metadata` in the ledger's words: its input tokens, the part read from the
+ * provider's cache (`input_token_details.cache_read`), its output tokens; nothing without an input count.
+ */
+function reportedUsage(reply: unknown) {
+  if (!AIMessage.isInstance(reply)) return undefined;
+  const usage = reply.usage_metadata;
+  if (!isCount(usage?.input_tokens)) return undefined;
+  const cached = usage.input_token_details?.cache_read;
+  return {
+    inputTokens: usage.input_tokens,
+    ...(isCount(cached) ? { cachedInputTokens: cached } : {}),
+    ...(isCount(usage.output_tokens) ? { outputTokens: usage.output_tokens } : {}),
+  };
 }

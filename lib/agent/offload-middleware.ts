@@ -119,6 +119,10 @@ export class OffloadMiddleware implements Middleware {
     for (const event of fitted.events) emitOffloadEvent(context, event);
     const messages = withReplacements(bounded, fitted.replacements);
     const reply = await next(messages === request.messages ? request : { ...request, messages });
+    // What the provider reported the request cost goes to its ledger record; one without the input
+    // count says nothing the ledger can use (the runtime kept only counts it can trust).
+    const usage = reply.usage;
+    if (usage?.inputTokens !== undefined) await fitted.reportUsage({ ...usage, inputTokens: usage.inputTokens });
     // Only this middleware's own key: an inner layer's update is its own to return. A drop marks
     // the turn as changing the store already; a new clearing (and what was stored for it) does too,
     // so an output Block takes it back and a later settle forgets it (C7).
