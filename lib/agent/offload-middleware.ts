@@ -161,6 +161,7 @@ export class OffloadMiddleware implements Middleware {
         threadId,
         turnId,
         key: request.idempotencyKey,
+        callId: request.call.id,
         toolName,
         args: request.call.args,
         content: outcome.content,

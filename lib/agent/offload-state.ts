@@ -1,5 +1,5 @@
 import { resultPath } from '../offload/result-path.js';
-import type { OffloadCommit } from '../offload/stage-result.js';
+import type { OffloadCommit } from '../offload/store-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import { isRecord, quoteForMessage } from '../shared/checks.js';

@@ -122,13 +122,23 @@ function tailMarker(omitted: number, shown: number, total: number): string {
   return `[… ${plural(omitted, 'line')} not shown …]\nLast ${shown} of ${plural(total, 'line')} of the output:`;
 }
 
+/** A stored result's replacement, as the offload made it: kept as data, never read back from the text (O1, C6). */
+interface OffloadPreview {
+  /** What the model is shown: the header, the first lines and, with a tail, the last ones. */
+  text: string;
+  /** The header alone, reading from line 0: what C6 sends when even the preview is too much. */
+  headerOnly: string;
+  /** The original text's line count. */
+  lines: number;
+}
+
 /**
  * The text the model is shown instead of a stored result: the header followed by the first
  * `previewLines` lines and, with `previewTailLines`, an elision marker and the output's last lines,
  * each line cut if very long. The whole replacement stays within the threshold (by the measure's
  * estimate): lines that do not fit are left out (the header and the marker say how many are shown).
  */
-export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
+export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): OffloadPreview {
   const measure = limits.measure ?? charsPerTokenMeasure;
   const original = countLines(result.original);
   // The stored copy is the original itself unless it was cut: counted once then.
@@ -136,7 +146,7 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, counts.original - limits.previewLines));
   const tail = tailWanted > 0 ? lastLines(result.original, tailWanted) : [];
   const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
-  return measure.fit(limits.thresholdTokens, (budget) => {
+  const text = measure.fit(limits.thresholdTokens, (budget) => {
     // The header's length barely depends on what is shown; measure it with the largest numbers.
     const widest = { lines: limits.previewLines, nextOffset: limits.previewLines };
     const room = budget - offloadHeader(result, limits, counts, widest).length;
@@ -155,6 +165,8 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));
   });
+  const headerOnly = offloadHeader(result, limits, counts, { lines: 0, nextOffset: 0 });
+  return { text, headerOnly, lines: counts.original };
 }
 
 /** What a preview's header says, read back from its text (the words offloadHeader writes). */

@@ -20,14 +20,8 @@ import {
 } from './options.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
 import { offloadKey, offloadMount, resultPath } from './result-path.js';
-import {
-  type AppliedLimits,
-  type OffloadCommit,
-  type OffloadedResult,
-  recordFailure,
-  type StagedOutcome,
-  stageResult,
-} from './stage-result.js';
+import { type OffloadedResult, type StagedOutcome, stageResult } from './stage-result.js';
+import { type AppliedLimits, type OffloadCommit, reportStoreFailure } from './store-result.js';
 
 export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
   /**
@@ -68,6 +62,8 @@ interface ResultOfCall {
   turnId: string;
   /** The call's idempotency key: the stored result's file name (O2). */
   key: string;
+  /** The call's id, as the model's messages name its result: kept with the stored result (C4). */
+  callId?: string;
   toolName: string;
   /** The call's arguments: a call that reads from the mount is cut, never stored (O11). */
   args?: unknown;
@@ -213,7 +209,9 @@ export class ToolOutputOffload {
     const content = toContent(call.content, `result of tool "${call.toolName}"`);
     const readTools = checkReadTools(call.readTools, 'stageResult');
     const limits = { ...this.#limitsFor(call.toolName), readTools };
-    const outcome = await stageResult(this.store, limits, { ...call, content, text: joinText(content) });
+    const { callId, ...rest } = call;
+    const toolCallId = callId === undefined ? {} : { toolCallId: callId };
+    const outcome = await stageResult(this.store, limits, { ...rest, ...toolCallId, content, text: joinText(content) });
     if (outcome.commit) this.#rememberStored(call.threadId, call.key);
     return outcome;
   }
@@ -229,11 +227,8 @@ export class ToolOutputOffload {
       return { applied: await this.store.apply(commit) };
     } catch (error) {
       if (!isQuotaError(error)) throw error;
-      const path = resultPath(commit.key);
-      const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
-      const { threadId, key, toolName, bytes } = commit;
-      await recordFailure(this.store, { threadId, key, path, toolName, bytes, at: Date.now(), error: why });
-      return { failed: why };
+      const during = `while making ${resultPath(commit.key)} live, even after evicting the oldest; it is read from where it was staged`;
+      return { failed: (await reportStoreFailure(this.store, commit, error, during)).why };
     }
   }
 

@@ -11,13 +11,12 @@ import type {
 } from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
 import { cutNoteTokens } from '../cut.js';
-import { stagingTag } from '../offload-result.js';
 import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
 import { type PreviewHeader, readPreviewHeader } from '../preview.js';
 import { readToolNames } from '../read-tools.js';
 import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
-import { expiryOf } from '../stage-result.js';
+import { reportStoreFailure, stagingTag, storeResult } from '../store-result.js';
 import { clearedPointer } from './pointer.js';
 import type {
   ContextEvent,
@@ -473,7 +472,7 @@ export class ContextFitter {
     const path = resultPath(key);
     const pointer = clearedPointer({ ...facts, path, tokens: slot.tokens }, measure);
     if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
-    if (!(await this.#store(request, slot, key, pointer, bytes))) return undefined;
+    if (!(await this.#store(request, slot, key, pointer))) return undefined;
     return { ...base, path, pointer };
   }
 
@@ -481,47 +480,32 @@ export class ContextFitter {
    * Stores a result to clear it (C3), as any stored result: staged, then committed within the
    * thread's bound (its oldest evicted, O3), tagged with the turn so an output Block takes it back (C7).
    */
-  async #store(request: ContextRequest, slot: Slot, key: string, pointer: string, bytes: number): Promise<boolean> {
-    const { store, limits, onStored } = this.#options;
+  async #store(request: ContextRequest, slot: Slot, key: string, pointer: string): Promise<boolean> {
+    const { store, limits, measure, onStored } = this.#options;
     const { threadId, turnId } = request;
-    const tag = turnId ?? stagingTag();
     try {
       const [live] = await store.list(threadId, { keys: [key] });
       if (live?.key === key && live.threadId === threadId) return true; // stored already (another tab, an earlier try)
-      await store.stage({
-        threadId,
-        key,
-        path: resultPath(key),
-        toolName: slot.message.toolName,
-        bytes,
-        originalBytes: bytes,
-        estimatedTokens: slot.tokens,
-        truncated: false,
-        createdAt: Date.now(),
-        preview: pointer,
-        text: slot.text,
-        turnId: tag,
-      });
-      const applied = await store.apply({
-        type: 'commit',
-        threadId,
-        key,
-        maxTotalBytes: limits.maxTotalBytes,
-        ...(turnId === undefined ? {} : { turnId }),
-        ...expiryOf(limits.maxAgeMs),
-      });
-      if (!applied.stored.includes(key)) throw new Error('its staged copy was gone before it was committed');
-      onStored(threadId, key);
-      return true;
     } catch {
-      // S3: not cleared. A staging tag of its own is settled so its staged copy goes; a turn's goes at the turn's end.
-      if (turnId === undefined) {
-        try {
-          await store.settle(threadId, [tag]);
-        } catch {}
-      }
+      return false; // S3: not cleared
+    }
+    const { toolCallId, toolName } = slot.message;
+    const toStore = { threadId, key, toolCallId, toolName, text: slot.text, tokens: slot.tokens, shown: pointer };
+    const outcome = await storeResult(
+      store,
+      { ...limits, measure },
+      { ...toStore, turnId: turnId ?? stagingTag() },
+      { now: turnId === undefined ? {} : { turnId } },
+    );
+    // S3: not cleared; the failure is recorded (storeResult), and a staging of its own is deleted.
+    if (outcome.stored === undefined) return false;
+    if (!outcome.applied?.stored.includes(key)) {
+      const failed = { threadId, key, toolName, bytes: utf8Bytes(slot.text) };
+      await reportStoreFailure(store, failed, 'its staged copy was gone before it was committed');
       return false;
     }
+    onStored(threadId, key);
+    return true;
   }
 
   /** The request's ledger record and its new clearings: tokens by part, each result as shown, never any text. */
