@@ -48,7 +48,7 @@ export class OffloadMiddleware implements Middleware {
     this.#offload = offload;
     this.#readTools = readToolNames.filter((name) => agentTools.includes(name));
     this.writes = Object.freeze({ [ToolOutputOffload.key]: offloadStateKey(offload, this.#stagings) as StateKey });
-    this.#cleanup = new SummaryCleanup(offload.store);
+    this.#cleanup = new SummaryCleanup(offload);
   }
 
   /**

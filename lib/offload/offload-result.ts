@@ -4,6 +4,7 @@ import { utf8Bytes } from '../shared/text.js';
 import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
 import { resultKeyFor } from './result-identity.js';
 import { resultPath } from './result-path.js';
+import type { ShownTexts } from './shown-texts.js';
 import { failedOutcome, type OffloadedResult, withText } from './stage-result.js';
 import {
   type AppliedLimits,
@@ -53,18 +54,34 @@ function checkInput(input: unknown): OffloadResultInput {
   return input as OffloadResultInput;
 }
 
-/** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
+/**
+ * The replacement of a result stored before, byte for byte: its preview while live (the entry
+ * keeps what the budget needs of it), else made again as it was made, and remembered.
+ */
 function shownAgain(
-  content: ContentPart[],
-  text: string,
+  result: { threadId: string; callId: string; content: ContentPart[]; text: string },
   key: string,
   seen: SeenResult,
   limits: AppliedLimits,
+  shown: ShownTexts,
 ): OffloadedResult {
-  // Made with the offload's tail, measure and read tools, which the store does not record.
-  const again = { ...limits, ...seen };
-  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview.text;
-  return { kind: 'stored', stored: false, path: resultPath(key), content: withText(content, preview), text: preview };
+  const { content, text } = result;
+  const path = resultPath(key);
+  let preview = seen.preview;
+  if (preview === undefined) {
+    // Made with the offload's tail, measure and read tools, which the store does not record.
+    const again = replacementFor(text, seen.toolName, key, { ...limits, ...seen });
+    preview = again.preview.text;
+    const { headerOnly } = again.preview;
+    shown.replaced(result.threadId, result.callId, {
+      key,
+      path,
+      preview,
+      headerOnly,
+      originalTokens: again.originalTokens,
+    });
+  }
+  return { kind: 'stored', stored: false, path, content: withText(content, preview), text: preview };
 }
 
 /** Decides, stages and commits one result (with its evictions), checking the input first. */
@@ -72,6 +89,7 @@ export async function offloadResult(
   store: WritableOffloadStore,
   limitsOf: (toolName: string) => AppliedLimits,
   input: OffloadResultInput,
+  shown: ShownTexts,
 ): Promise<OffloadedResult> {
   const { threadId, callId, toolName, readTools } = checkInput(input);
   const limits = { ...limitsOf(toolName), readTools };
@@ -86,19 +104,16 @@ export async function offloadResult(
 
   const key = await resultKeyFor(callId, text);
   const result = { content, text };
+  const failed = { threadId, key, toolName, bytes: utf8Bytes(text) };
   let before: SeenResult | undefined;
   try {
     before = await store.seen(threadId, key);
   } catch (error) {
-    return failedOutcome(
-      result,
-      limits,
-      await reportStoreFailure(store, { threadId, key, toolName, bytes: utf8Bytes(text) }, error),
-    );
+    return failedOutcome(result, limits, await reportStoreFailure(store, failed, error), shown);
   }
   if (before) {
     await expireAlone(store, threadId, limits.maxAgeMs);
-    return shownAgain(content, text, key, before, limits);
+    return shownAgain({ threadId, callId, content, text }, key, before, limits, shown);
   }
 
   const { thresholdTokens, previewLines, maxResultBytes } = limits;
@@ -107,10 +122,11 @@ export async function offloadResult(
   const outcome = await storeResult(store, limits, toStore, { now: { seen } });
   if (outcome.stored === undefined) {
     await expireAlone(store, threadId, limits.maxAgeMs);
-    return failedOutcome(result, limits, outcome);
+    return failedOutcome(result, limits, outcome, shown);
   }
   const { stored, applied } = outcome;
   if (applied?.stored.includes(key)) {
+    shown.replaced(threadId, callId, stored);
     return {
       kind: 'stored',
       stored: true,
@@ -122,14 +138,10 @@ export async function offloadResult(
   // Not stored by this call: the same result offered at the same time was, first.
   try {
     const now = await store.seen(threadId, key);
-    if (now) return shownAgain(content, text, key, now, limits);
+    if (now) return shownAgain({ threadId, callId, content, text }, key, now, limits, shown);
     throw new Error('its staged copy was deleted before it could be committed');
   } catch (error) {
-    return failedOutcome(
-      result,
-      limits,
-      await reportStoreFailure(store, { threadId, key, toolName, bytes: utf8Bytes(text) }, error),
-    );
+    return failedOutcome(result, limits, await reportStoreFailure(store, failed, error), shown);
   }
 }
 

@@ -1,7 +1,6 @@
-import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
-import { offloadMount } from './result-path.js';
+import { readBackWith } from './result-path.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
 const maxPreviewLineChars = 500;
@@ -35,8 +34,7 @@ interface PreviewLimits {
 
 /** How the header says to read the rest, naming only the tools the model has. */
 function readingLine(path: string, nextOffset: number, readTools: readonly string[] | undefined): string {
-  const read = readTools === undefined || readTools.includes('read_file');
-  const grep = readTools === undefined || readTools.includes('grep');
+  const { readFile: read, grep } = readBackWith(readTools);
   const parts: string[] = [];
   if (read) {
     parts.push(
@@ -123,7 +121,7 @@ function tailMarker(omitted: number, shown: number, total: number): string {
 }
 
 /** A stored result's replacement, as the offload made it: kept as data, never read back from the text (O1, C6). */
-interface OffloadPreview {
+export interface OffloadPreview {
   /** What the model is shown: the header, the first lines and, with a tail, the last ones. */
   text: string;
   /** The header alone, reading from line 0: what C6 sends when even the preview is too much. */
@@ -167,48 +165,4 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   });
   const headerOnly = offloadHeader(result, limits, counts, { lines: 0, nextOffset: 0 });
   return { text, headerOnly, lines: counts.original };
-}
-
-/** What a preview's header says, read back from its text (the words offloadHeader writes). */
-export interface PreviewHeader {
-  /** The stored result's key: the path is `/large_tool_results/<key>`. */
-  key: string;
-  path: string;
-  originalBytes: number;
-  originalTokens: number;
-  /** The preview cut to its header (path, size, how to read), reading from line 0: what C6 sends when even that is too much. */
-  headerOnly: string;
-}
-
-const headerLinePattern = /^\[Stored tool result\] The output of tool "(?:[^"\\]|\\.)*" is over \d+ tokens, so it was/;
-const pathLinePattern = new RegExp(`^Path: ${offloadMount}(${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}})$`);
-const sizeLinePattern = /^Original size: (\d+) bytes, about (\d+) tokens, /;
-
-/**
- * The header of an offload preview, when `text` starts with one; undefined otherwise. Only the
- * words are checked: whether the result is stored is the store's to say (a tool can write a header too).
- */
-export function readPreviewHeader(text: string): PreviewHeader | undefined {
-  if (!text.startsWith('[Stored tool result] ')) return undefined;
-  // The header's five lines: the first line, the path, the size, what was stored, how to read.
-  const lines: string[] = [];
-  for (let start = 0; lines.length < 5; ) {
-    const end = text.indexOf('\n', start);
-    lines.push(text.slice(start, end === -1 ? text.length : end));
-    if (end === -1) break;
-    start = end + 1;
-  }
-  if (lines.length < 5 || !headerLinePattern.test(lines[0]!) || !lines[3]!.startsWith('Stored: ')) return undefined;
-  const key = pathLinePattern.exec(lines[1]!)?.[1];
-  const size = sizeLinePattern.exec(lines[2]!);
-  if (key === undefined || size === null) return undefined;
-  // The reading line points after the lines shown; with none shown, read from the start.
-  lines[4] = lines[4]!.replace(/"offset":\d+,"limit":100\}/, '"offset":0,"limit":100}');
-  return {
-    key,
-    path: `${offloadMount}${key}`,
-    originalBytes: Number(size[1]),
-    originalTokens: Number(size[2]),
-    headerOnly: lines.join('\n'),
-  };
 }

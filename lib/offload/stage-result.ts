@@ -1,7 +1,8 @@
 import { type ContentPart, isTextPart } from '../shared/content.js';
 import type { StoreFailure, WritableOffloadStore } from '../store/offload-store.js';
-import { cutWithNote } from './cut.js';
+import { type CutReason, cutWithNote } from './cut.js';
 import { readsFromMount } from './result-path.js';
+import type { ShownTexts } from './shown-texts.js';
 import { type AppliedLimits, type OffloadCommit, type StoredText, storeResult } from './store-result.js';
 
 // The offload's one pipeline: decide → cut → store (store-result.ts). Every way in (the built-in agent, the
@@ -60,14 +61,27 @@ export function withText(content: readonly ContentPart[], text: string): Content
   return [{ type: 'text', text }, ...content.filter((part) => !isTextPart(part))];
 }
 
+/** A result cut with a note (O9, O11, S3), remembered with its original's tokens for the context ledger. */
+export function cutAndRemember(
+  text: string,
+  limits: Pick<AppliedLimits, 'thresholdTokens' | 'measure'>,
+  reason: CutReason,
+  shown: ShownTexts,
+): string {
+  const cut = cutWithNote(text, limits.thresholdTokens, reason, limits.measure);
+  if (cut.originalTokens !== undefined) shown.cut(cut.text, cut.originalTokens);
+  return cut.text;
+}
+
 /** What the model is shown for a result the store failed to take (S3): a cut with a note saying why, naming no path. */
 export function failedOutcome(
   result: Pick<ResultToStage, 'content' | 'text'>,
   limits: Pick<AppliedLimits, 'thresholdTokens' | 'measure'>,
   failed: { failure: StoreFailure; why: string },
+  shown: ShownTexts,
 ): StagedOutcome {
   const { why, failure } = failed;
-  const text = cutWithNote(result.text, limits.thresholdTokens, { kind: 'not-stored', why }, limits.measure);
+  const text = cutAndRemember(result.text, limits, { kind: 'not-stored', why }, shown);
   return { kind: 'failed', stored: false, why, content: withText(result.content, text), text, failure };
 }
 
@@ -81,13 +95,14 @@ export async function stageResult(
   store: WritableOffloadStore,
   limits: AppliedLimits,
   result: ResultToStage,
+  shown: ShownTexts,
 ): Promise<StagedOutcome> {
   const { content, text } = result;
   const tokens = result.tokens ?? limits.measure.tokensOver(text, limits.thresholdTokens);
   if (tokens === undefined) return { kind: 'kept', stored: false, content: [...content], text };
 
   if (readsFromMount(result.args)) {
-    const cut = cutWithNote(text, limits.thresholdTokens, { kind: 'read-from-mount' }, limits.measure);
+    const cut = cutAndRemember(text, limits, { kind: 'read-from-mount' }, shown);
     return { kind: 'cut', stored: false, why: 'read from a stored result', content: withText(content, cut), text: cut };
   }
 
@@ -98,8 +113,9 @@ export async function stageResult(
     { threadId, key, ...(toolCallId === undefined ? {} : { toolCallId }), toolName, text, tokens, turnId },
     'later',
   );
-  if (outcome.stored === undefined) return failedOutcome(result, limits, outcome);
+  if (outcome.stored === undefined) return failedOutcome(result, limits, outcome, shown);
   const { stored } = outcome;
-  const shown = { content: withText(content, stored.preview), text: stored.preview };
-  return { kind: 'stored', stored: true, path: stored.path, ...shown, commit: stored.commit, storedText: stored };
+  if (toolCallId !== undefined) shown.replaced(threadId, toolCallId, stored);
+  const replacement = { content: withText(content, stored.preview), text: stored.preview };
+  return { kind: 'stored', stored: true, path: stored.path, ...replacement, commit: stored.commit, storedText: stored };
 }

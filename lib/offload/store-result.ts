@@ -4,7 +4,7 @@ import { countLines, cutToBytes, utf8Bytes } from '../shared/text.js';
 import type { AppliedChange, SeenDetails, StoreFailure, WritableOffloadStore } from '../store/offload-store.js';
 import type { TokenMeasure } from '../tokens/token-measure.js';
 import type { OffloadLimits } from './options.js';
-import { offloadReplacement } from './preview.js';
+import { type OffloadPreview, offloadReplacement } from './preview.js';
 import { resultPath } from './result-path.js';
 
 // The one way a text is stored for a thread. Every writer calls `storeResult`: the built-in agent
@@ -103,7 +103,15 @@ export function replacementFor(
   limits: Pick<AppliedLimits, 'thresholdTokens' | 'previewLines' | 'maxResultBytes' | 'measure' | 'readTools'> &
     Partial<Pick<AppliedLimits, 'previewTailLines'>>,
   tokens?: number,
-) {
+): {
+  path: string;
+  stored: string;
+  storedBytes: number;
+  originalBytes: number;
+  originalTokens: number;
+  truncated: boolean;
+  preview: OffloadPreview;
+} {
   const originalBytes = utf8Bytes(text);
   // A text within maxResultBytes is stored whole: no need to scan it for where to cut.
   const stored = originalBytes <= limits.maxResultBytes ? text : cutToBytes(text, limits.maxResultBytes);

@@ -10,12 +10,11 @@ import type {
   WritableOffloadStore,
 } from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
-import { cutNoteTokens } from '../cut.js';
 import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
-import { type PreviewHeader, readPreviewHeader } from '../preview.js';
 import { readToolNames } from '../read-tools.js';
 import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
+import type { ReplacedResult, ShownTexts } from '../shown-texts.js';
 import { reportStoreFailure, stagingTag, storeResult } from '../store-result.js';
 import { clearedPointer } from './pointer.js';
 import type {
@@ -35,8 +34,6 @@ import type {
 /** Texts whose token counts are kept, and their characters together: a long thread is measured again for nothing. */
 const maxCachedTexts = 20_000;
 const maxCachedChars = 32 * 1024 * 1024;
-/** Preview keys whose storage was checked, kept per instance. */
-const maxCheckedPreviews = 10_000;
 
 /**
  * Token counts by text, for the newest texts measured (least recently used go first): measuring a
@@ -67,11 +64,6 @@ class TokenCounts {
     }
     return count;
   }
-}
-
-/** Whether `text` is the preview `preview` (as the offload made it), or that preview cut to its header (C6). */
-function isPreviewOf(preview: string, text: string): boolean {
-  return preview === text || readPreviewHeader(preview)?.headerOnly === text;
 }
 
 /** A request, checked: what fitContext reads of each field is what it says. */
@@ -161,12 +153,24 @@ interface Slot {
   /** Its tokens had the offload not touched it (every result whole). */
   wholeTokens: number;
   path?: string;
-  /** A preview's header (shown whole, or cut to the header). */
-  header?: PreviewHeader;
+  /** What the offload replaced the result by, when its text is that preview (shown whole, or cut to the header). */
+  replaced?: ReplacedResult;
   /** What it had been shown as before a clearing this request made (to take the clearing back). */
-  before?: Pick<Slot, 'shownAs' | 'text' | 'tokens' | 'wholeTokens' | 'path' | 'header'>;
+  before?: Pick<Slot, 'shownAs' | 'text' | 'tokens' | 'wholeTokens' | 'path' | 'replaced'>;
   /** What it had been shown as before C6 cut it to its header. */
   uncut?: Pick<Slot, 'shownAs' | 'text' | 'tokens'>;
+}
+
+/**
+ * Shows a result as what the offload replaced it by, when its text is exactly that preview or
+ * the preview cut to its header (C6); whether it is. Any other text is the tool's own.
+ */
+function showAsReplaced(slot: Slot, replaced: ReplacedResult | undefined): boolean {
+  if (replaced === undefined) return false;
+  const shownAs = slot.text === replaced.preview ? 'preview' : slot.text === replaced.headerOnly ? 'cut' : undefined;
+  if (shownAs === undefined) return false;
+  Object.assign(slot, { shownAs, wholeTokens: replaced.originalTokens, path: replaced.path, replaced });
+  return true;
 }
 
 /** A clearing this request makes, before it is recorded. */
@@ -178,6 +182,8 @@ interface FitterOptions {
   measure: TokenMeasure;
   budget: ResolvedContextBudget | undefined;
   limits: Readonly<OffloadLimits>;
+  /** What the offload showed instead of results, as the calls that made it kept it. */
+  shown: ShownTexts;
   /** Called with each key it stores (a result under the threshold, stored to be cleared, C3). */
   onStored: (threadId: string, key: string) => void;
 }
@@ -186,8 +192,6 @@ interface FitterOptions {
 export class ContextFitter {
   readonly #options: FitterOptions;
   readonly #tokens: TokenCounts;
-  /** `threadId\nkey` → the live entry's preview when checked, true: a key the thread stored once (evicted since), false: none. */
-  readonly #previews = new Map<string, string | boolean>();
   /** Each thread's ledger writes not awaited, in order: the tail of its queue. */
   readonly #writes = new Map<string, Promise<unknown>>();
 
@@ -253,14 +257,14 @@ export class ContextFitter {
         if (budget.excludeTools.includes(slot.message.toolName)) continue;
         const clearing = await this.#clear(request, slot, calls.get(slot.message.toolCallId));
         if (clearing === undefined) continue;
-        const { text, tokens: shownTokens, shownAs, wholeTokens, path, header } = slot;
+        const { text, tokens: shownTokens, shownAs, wholeTokens, path, replaced } = slot;
         Object.assign(slot, {
-          before: { text, tokens: shownTokens, shownAs, wholeTokens, path, header },
+          before: { text, tokens: shownTokens, shownAs, wholeTokens, path, replaced },
           shownAs: 'pointer',
           text: clearing.pointer,
           tokens: tokens(clearing.pointer),
           path: clearing.path,
-          header: undefined,
+          replaced: undefined,
         });
         freed += shownTokens - slot.tokens;
         newly.set(slot, clearing);
@@ -328,9 +332,9 @@ export class ContextFitter {
     const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
     if (total() <= budget.maxRequestTokens) return;
     for (const slot of slots) {
-      if (slot.shownAs !== 'preview' || slot.header === undefined || slot.header.headerOnly === slot.text) continue;
+      const headerOnly = slot.replaced?.headerOnly;
+      if (slot.shownAs !== 'preview' || headerOnly === undefined || headerOnly === slot.text) continue;
       const { shownAs, text, tokens } = slot;
-      const headerOnly = slot.header.headerOnly;
       Object.assign(slot, {
         uncut: { shownAs, text, tokens },
         shownAs: 'cut',
@@ -346,8 +350,9 @@ export class ContextFitter {
     cleared: Map<string, ClearedResult>,
     lastAssistant: number,
   ): Promise<Slot[]> {
+    const { shown } = this.#options;
     const slots: Slot[] = [];
-    const headers: Slot[] = [];
+    const results: Slot[] = [];
     for (const [index, message] of request.messages.entries()) {
       if (message.role !== 'tool' || !isResult(message)) continue;
       const record = cleared.get(message.toolCallId);
@@ -367,77 +372,17 @@ export class ContextFitter {
       }
       const tokens = this.#tokens.of(message.text);
       const slot: Slot = { index, message, shownAs: 'whole', text: message.text, tokens, wholeTokens: tokens };
-      const header = readPreviewHeader(message.text);
-      if (header !== undefined) {
-        slot.header = header;
-        headers.push(slot);
-      } else {
-        const original = cutNoteTokens(message.text);
-        if (original !== undefined) Object.assign(slot, { shownAs: 'cut', wholeTokens: original });
-      }
       slots.push(slot);
+      const cutFrom = shown.cutTokens(message.text);
+      if (cutFrom !== undefined) Object.assign(slot, { shownAs: 'cut', wholeTokens: cutFrom });
+      else results.push(slot);
     }
-    const stored = await this.#storedPreviews(request.threadId, headers);
-    for (const slot of headers) {
-      const preview = stored.get(slot.header!.key);
-      const header = slot.header!;
-      const genuine = preview === true || (typeof preview === 'string' && isPreviewOf(preview, slot.text));
-      if (!genuine) {
-        slot.header = undefined; // a header the store does not know: a tool's own text (shown whole)
-        continue;
-      }
-      Object.assign(slot, {
-        shownAs: slot.text === header.headerOnly && preview !== slot.text ? 'cut' : 'preview',
-        wholeTokens: header.originalTokens,
-        path: header.path,
-      });
-    }
+    const replaced = await shown.replacedResults(
+      request.threadId,
+      results.map((slot) => slot.message),
+    );
+    for (const [i, slot] of results.entries()) showAsReplaced(slot, replaced[i]);
     return slots;
-  }
-
-  /**
-   * For each preview key, what the store knows of it: the live entry's preview, true when the
-   * thread stored it once (evicted since: logged, or seen), false when it never did (a header a
-   * tool wrote). Answers are kept; a text that is not the kept preview asks again (a call run again
-   * replaces its entry). A store that fails to say (S3) leaves the key out: shown as it is.
-   */
-  async #storedPreviews(threadId: string, slots: Slot[]): Promise<Map<string, string | boolean>> {
-    const known = new Map<string, string | boolean>();
-    const unknown = new Set<string>();
-    for (const slot of slots) {
-      const key = slot.header!.key;
-      const cached = this.#previews.get(`${threadId}\n${key}`);
-      if (cached === undefined || (typeof cached === 'string' && !isPreviewOf(cached, slot.text))) unknown.add(key);
-      else known.set(key, cached);
-    }
-    if (unknown.size === 0) return known;
-    const { store } = this.#options;
-    const keys = [...unknown];
-    const answers = new Map<string, string | boolean>();
-    try {
-      for (const entry of await store.list(threadId, { keys })) {
-        if (entry.threadId === threadId && unknown.has(entry.key)) answers.set(entry.key, entry.preview);
-      }
-      const left = keys.filter((key) => !answers.has(key));
-      if (left.length > 0) {
-        for (const record of await store.evictions(threadId, { keys: left })) {
-          if (record.threadId === threadId && unknown.has(record.key)) answers.set(record.key, true);
-        }
-      }
-      for (const key of keys.filter((key) => !answers.has(key))) {
-        const seen = await store.seen(threadId, key);
-        answers.set(key, seen === undefined ? false : (seen.preview ?? true));
-      }
-    } catch {
-      return known; // S3: what could not be checked is shown as it is, and asked again next request
-    }
-    for (const [key, answer] of answers) {
-      known.set(key, answer);
-      this.#previews.delete(`${threadId}\n${key}`);
-      this.#previews.set(`${threadId}\n${key}`, answer);
-      if (this.#previews.size > maxCheckedPreviews) this.#previews.delete(this.#previews.keys().next().value as string);
-    }
-    return known;
   }
 
   /**
@@ -455,8 +400,8 @@ export class ContextFitter {
     const facts = { toolName: message.toolName, mediaParts: message.mediaParts ?? 0, readTools: request.readTools };
     const isPage = (readToolNames as readonly string[]).includes(message.toolName) || readsFromMount(call?.args);
     const base = { toolCallId: message.toolCallId, toolName: message.toolName, tokens: slot.wholeTokens };
-    if (slot.header !== undefined) {
-      const { path, originalTokens } = slot.header;
+    if (slot.replaced !== undefined) {
+      const { path, originalTokens } = slot.replaced;
       const pointer = clearedPointer({ ...facts, path, tokens: originalTokens }, measure);
       return pointer !== undefined && this.#tokens.of(pointer) < slot.tokens ? { ...base, path, pointer } : undefined;
     }
