@@ -54,7 +54,11 @@ export class SummaryCleanup {
     if (thread.named.size === 0 || thread.settledTurn === turnId) return undefined;
     // Only the named keys' entries (a custom store may answer with the whole thread: filtered).
     const live = await this.offload.store.list(threadId, { keys: [...thread.named] });
-    const keys = live.filter((entry) => entry.threadId === threadId && thread.named.has(entry.key)).map((e) => e.key);
+    // Oldest first, as the thread's queue holds them (a store answers keys in any order).
+    const keys = live
+      .filter((entry) => entry.threadId === threadId && thread.named.has(entry.key))
+      .sort((a, b) => a.seq - b.seq)
+      .map((entry) => entry.key);
     if (keys.length > 0) return { type: 'drop', threadId, keys, turnId, reason: 'summarized' };
     thread.settledTurn = turnId;
     return undefined;
