@@ -49,7 +49,7 @@ export class OffloadMiddleware implements Middleware {
     this.#offload = offload;
     this.#readTools = readToolNames.filter((name) => agentTools.includes(name));
     this.writes = Object.freeze({ [ToolOutputOffload.key]: offloadStateKey(offload, this.#stagings) as StateKey });
-    this.#cleanup = new SummaryCleanup(offload.store);
+    this.#cleanup = new SummaryCleanup(offload);
   }
 
   /**
@@ -170,6 +170,7 @@ export class OffloadMiddleware implements Middleware {
         threadId,
         turnId,
         key: request.idempotencyKey,
+        callId: request.call.id,
         toolName,
         args: request.call.args,
         content: outcome.content,
@@ -198,6 +199,7 @@ export class OffloadMiddleware implements Middleware {
       threadId,
       turnId,
       key: request.idempotencyKey,
+      callId: request.call.id,
       toolName: request.call.name,
       args: request.call.args,
       content: outcome.message,

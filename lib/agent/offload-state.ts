@@ -1,6 +1,6 @@
 import type { OffloadEvent } from '../offload/events.js';
 import { resultPath } from '../offload/result-path.js';
-import type { OffloadCommit } from '../offload/stage-result.js';
+import type { OffloadCommit } from '../offload/store-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, StateKey, TurnEnd } from '../runtime/middleware.js';
 import type { ToolContext } from '../runtime/tool.js';

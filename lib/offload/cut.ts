@@ -8,7 +8,7 @@ function isOverThreshold(text: string, thresholdTokens: number, measure = charsP
   return !measure.within(text, thresholdTokens);
 }
 
-type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
+export type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
 
 const maxWhyChars = 200;
 
@@ -30,18 +30,11 @@ function cutNote(
   }
 }
 
-const cutNotePattern =
-  /\n\[Cut: this tool result has \d+ characters \(about (\d+) tokens\), over the \d+-token limit; [\s\S]*\]$/;
-
-/**
- * The original's estimated tokens when `text` ends with the note `cutWithNote` writes (a result cut
- * and not stored: O9, O11, S3), else undefined: what the context ledger counts it as without the offload.
- */
-export function cutNoteTokens(text: string): number | undefined {
-  // The note is the last line and short: look at the end only, whatever the text's length.
-  const tail = text.length > 2000 ? text.slice(-2000) : text;
-  const match = cutNotePattern.exec(tail);
-  return match ? Number(match[1]) : undefined;
+/** A text as `cutWithNote` gives it back: with the original's estimated tokens when it was cut. */
+interface CutText {
+  text: string;
+  /** Absent when the text was within the threshold (unchanged). */
+  originalTokens?: number;
 }
 
 /**
@@ -53,16 +46,17 @@ export function cutWithNote(
   thresholdTokens: number,
   reason: CutReason,
   measure: TokenMeasure = charsPerTokenMeasure,
-): string {
+): CutText {
   const over = measure.tokensOver(text, thresholdTokens);
-  if (over === undefined) return text;
+  if (over === undefined) return { text };
   const tokens = Math.ceil(over);
-  return measure.fit(thresholdTokens, (maxChars) => {
+  const cut = measure.fit(thresholdTokens, (maxChars) => {
     // The note's length depends on how much is shown; measure it with the longest number it can hold.
     const room = maxChars - cutNote(reason, text.length, tokens, text.length, thresholdTokens).length - 1;
     const head = cutToChars(text, Math.max(0, room));
     return `${head}\n${cutNote(reason, text.length, tokens, head.length, thresholdTokens)}`;
   });
+  return { text: cut, originalTokens: tokens };
 }
 
 /**

@@ -1,17 +1,19 @@
 import { checkOptionNames, checkThreadId, quoteForMessage } from '../shared/checks.js';
 import { type ContentPart, resultText, toContent } from '../shared/content.js';
+import { utf8Bytes } from '../shared/text.js';
 import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
 import { resultKeyFor } from './result-identity.js';
 import { resultPath } from './result-path.js';
+import type { ShownTexts } from './shown-texts.js';
+import { failedOutcome, type OffloadedResult, withText } from './stage-result.js';
 import {
   type AppliedLimits,
   expiryOf,
-  failedOutcome,
-  type OffloadedResult,
   replacementFor,
-  stageResult,
-  withText,
-} from './stage-result.js';
+  reportStoreFailure,
+  stagingTag,
+  storeResult,
+} from './store-result.js';
 
 // `ToolOutputOffload.offloadResult`: the pipeline in one call, for an agent framework with no
 // commit step of its own. The store remembers what it stored, so a framework that converts old
@@ -52,24 +54,34 @@ function checkInput(input: unknown): OffloadResultInput {
   return input as OffloadResultInput;
 }
 
-/** A tag for what one call stages, so a failed commit deletes its own staged copy and nothing else. */
-export function stagingTag(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(9));
-  return `offload-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
-}
-
-/** The replacement of a result stored before, byte for byte: its preview while live, else made again as it was made. */
+/**
+ * The replacement of a result stored before, byte for byte: its preview while live (the entry
+ * keeps what the budget needs of it), else made again as it was made, and remembered.
+ */
 function shownAgain(
-  content: ContentPart[],
-  text: string,
+  result: { threadId: string; callId: string; content: ContentPart[]; text: string },
   key: string,
   seen: SeenResult,
   limits: AppliedLimits,
+  shown: ShownTexts,
 ): OffloadedResult {
-  // Made with the offload's tail, measure and read tools, which the store does not record.
-  const again = { ...limits, ...seen };
-  const preview = seen.preview ?? replacementFor(text, seen.toolName, key, again).preview;
-  return { kind: 'stored', stored: false, path: resultPath(key), content: withText(content, preview), text: preview };
+  const { content, text } = result;
+  const path = resultPath(key);
+  let preview = seen.preview;
+  if (preview === undefined) {
+    // Made with the offload's tail, measure and read tools, which the store does not record.
+    const again = replacementFor(text, seen.toolName, key, { ...limits, ...seen });
+    preview = again.preview.text;
+    const { headerOnly } = again.preview;
+    shown.replaced(result.threadId, result.callId, {
+      key,
+      path,
+      preview,
+      headerOnly,
+      originalTokens: again.originalTokens,
+    });
+  }
+  return { kind: 'stored', stored: false, path, content: withText(content, preview), text: preview };
 }
 
 /** Decides, stages and commits one result (with its evictions), checking the input first. */
@@ -77,6 +89,7 @@ export async function offloadResult(
   store: WritableOffloadStore,
   limitsOf: (toolName: string) => AppliedLimits,
   input: OffloadResultInput,
+  shown: ShownTexts,
 ): Promise<OffloadedResult> {
   const { threadId, callId, toolName, readTools } = checkInput(input);
   const limits = { ...limitsOf(toolName), readTools };
@@ -90,46 +103,45 @@ export async function offloadResult(
   }
 
   const key = await resultKeyFor(callId, text);
-  const result = { threadId, key, toolName, content, text, tokens };
+  const result = { content, text };
+  const failed = { threadId, key, toolName, bytes: utf8Bytes(text) };
   let before: SeenResult | undefined;
   try {
     before = await store.seen(threadId, key);
   } catch (error) {
-    return failedOutcome(store, result, limits, error);
+    return failedOutcome(result, limits, await reportStoreFailure(store, failed, error), shown);
   }
   if (before) {
     await expireAlone(store, threadId, limits.maxAgeMs);
-    return shownAgain(content, text, key, before, limits);
+    return shownAgain({ threadId, callId, content, text }, key, before, limits, shown);
   }
 
-  const tag = stagingTag();
-  const { commit, ...staged } = await stageResult(store, limits, { ...result, turnId: tag });
-  if (commit === undefined) {
-    await expireAlone(store, threadId, limits.maxAgeMs);
-    return staged;
-  }
   const { thresholdTokens, previewLines, maxResultBytes } = limits;
+  const seen = { toolName, thresholdTokens, previewLines, maxResultBytes };
+  const toStore = { threadId, key, toolCallId: callId, toolName, text, tokens, turnId: stagingTag() };
+  const outcome = await storeResult(store, limits, toStore, { now: { seen } });
+  if (outcome.stored === undefined) {
+    await expireAlone(store, threadId, limits.maxAgeMs);
+    return failedOutcome(result, limits, outcome, shown);
+  }
+  const { stored, applied } = outcome;
+  if (applied?.stored.includes(key)) {
+    shown.replaced(threadId, callId, stored);
+    return {
+      kind: 'stored',
+      stored: true,
+      path: stored.path,
+      content: withText(content, stored.preview),
+      text: stored.preview,
+    };
+  }
+  // Not stored by this call: the same result offered at the same time was, first.
   try {
-    const applied = await store.apply({
-      type: 'commit',
-      threadId,
-      key,
-      maxTotalBytes: commit.maxTotalBytes,
-      seen: { toolName, thresholdTokens, previewLines, maxResultBytes },
-      ...expiryOf(limits.maxAgeMs),
-    });
-    if (applied.stored.includes(key)) return staged;
-    // Not stored by this call: the same result offered at the same time was, first.
     const now = await store.seen(threadId, key);
-    if (now) return shownAgain(content, text, key, now, limits);
+    if (now) return shownAgain({ threadId, callId, content, text }, key, now, limits, shown);
     throw new Error('its staged copy was deleted before it could be committed');
   } catch (error) {
-    // S3: nothing names the path, so the staged copy goes (a full quota leaves it otherwise). A
-    // store that throws here, even before it returns a promise, is failing already: the run goes on.
-    try {
-      await store.settle(threadId, [tag]);
-    } catch {}
-    return failedOutcome(store, result, limits, error);
+    return failedOutcome(result, limits, await reportStoreFailure(store, failed, error), shown);
   }
 }
 

@@ -1,11 +1,10 @@
 import { type ReadPosition, readFileCall } from '../backends/file-tool-page.js';
 import { pageLinesOf } from '../backends/file-tool-read-file.js';
 import { pageLimits } from '../backends/file-tool-specs.js';
-import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { type JsonLayout, jsonShapeLines } from './json-layout.js';
-import { offloadMount } from './result-path.js';
+import { readBackWith } from './result-path.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
 const maxPreviewLineChars = 500;
@@ -46,8 +45,7 @@ const pageLines = pageLinesOf(pageLimits());
 
 /** How the header says to read the rest, naming only the tools the model has. */
 function readingLine(path: string, next: ReadPosition, readTools: readonly string[] | undefined): string {
-  const read = readTools === undefined || readTools.includes('read_file');
-  const grep = readTools === undefined || readTools.includes('grep');
+  const { readFile: read, grep } = readBackWith(readTools);
   const parts: string[] = [];
   if (read) {
     const count =
@@ -150,13 +148,23 @@ function tailMarker(omitted: number, shown: number, total: number): string {
   return `[… ${plural(omitted, 'line')} not shown …]\nLast ${shown} of ${plural(total, 'line')} of the output:`;
 }
 
+/** A stored result's replacement, as the offload made it: kept as data, never read back from the text (O1, C6). */
+export interface OffloadPreview {
+  /** What the model is shown: the header, the first lines and, with a tail, the last ones. */
+  text: string;
+  /** The header alone, reading from line 0: what C6 sends when even the preview is too much. */
+  headerOnly: string;
+  /** The original text's line count. */
+  lines: number;
+}
+
 /**
  * The text the model is shown instead of a stored result: the header followed by the first
  * `previewLines` lines and, with `previewTailLines`, an elision marker and the output's last lines,
  * each line cut if very long. The whole replacement stays within the threshold (by the measure's
  * estimate): lines that do not fit are left out (the header and the marker say how many are shown).
  */
-export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): string {
+export function offloadReplacement(result: OffloadedText, limits: PreviewLimits): OffloadPreview {
   const measure = limits.measure ?? charsPerTokenMeasure;
   const original = countLines(result.original);
   // The stored copy is the original itself unless it was cut: counted once then.
@@ -167,7 +175,7 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   const tailWanted = Math.min(limits.previewTailLines ?? 0, Math.max(0, sourceLines - limits.previewLines));
   const tail = tailWanted > 0 ? lastLines(lineSource, tailWanted) : [];
   const head = splitLines(sliceLines(result.stored, 0, limits.previewLines));
-  return measure.fit(limits.thresholdTokens, (budget) => {
+  const text = measure.fit(limits.thresholdTokens, (budget) => {
     // A JSON result's shape first, in at most half the room: the records after it.
     const shape = result.json ? jsonShapeLines(result.json, Math.max(0, Math.floor(budget / 2) - 1200)) : [];
     // The header's length barely depends on what is shown; measure it with the largest numbers.
@@ -191,48 +199,6 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));
   });
-}
-
-/** What a preview's header says, read back from its text (the words offloadHeader writes). */
-export interface PreviewHeader {
-  /** The stored result's key: the path is `/large_tool_results/<key>`. */
-  key: string;
-  path: string;
-  originalBytes: number;
-  originalTokens: number;
-  /** The preview cut to its header (path, size, how to read), reading from line 0: what C6 sends when even that is too much. */
-  headerOnly: string;
-}
-
-const headerLinePattern = /^\[Stored tool result\] The output of tool "(?:[^"\\]|\\.)*" is over \d+ tokens, so it was/;
-const pathLinePattern = new RegExp(`^Path: ${offloadMount}(${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}})$`);
-const sizeLinePattern = /^Original size: (\d+) bytes, about (\d+) tokens, /;
-
-/**
- * The header of an offload preview, when `text` starts with one; undefined otherwise. Only the
- * words are checked: whether the result is stored is the store's to say (a tool can write a header too).
- */
-export function readPreviewHeader(text: string): PreviewHeader | undefined {
-  if (!text.startsWith('[Stored tool result] ')) return undefined;
-  // The header's five lines: the first line, the path, the size, what was stored, how to read.
-  const lines: string[] = [];
-  for (let start = 0; lines.length < 5; ) {
-    const end = text.indexOf('\n', start);
-    lines.push(text.slice(start, end === -1 ? text.length : end));
-    if (end === -1) break;
-    start = end + 1;
-  }
-  if (lines.length < 5 || !headerLinePattern.test(lines[0]!) || !lines[3]!.startsWith('Stored: ')) return undefined;
-  const key = pathLinePattern.exec(lines[1]!)?.[1];
-  const size = sizeLinePattern.exec(lines[2]!);
-  if (key === undefined || size === null) return undefined;
-  // The reading line points after the lines shown; with none shown, read from the start.
-  lines[4] = lines[4]!.replace(/"offset":\d+(,"charOffset":\d+)?,"limit":/, '"offset":0,"limit":');
-  return {
-    key,
-    path: `${offloadMount}${key}`,
-    originalBytes: Number(size[1]),
-    originalTokens: Number(size[2]),
-    headerOnly: lines.join('\n'),
-  };
+  const headerOnly = offloadHeader(result, limits, counts, { lines: 0, next: { offset: 0, charOffset: 0 } }, []);
+  return { text, headerOnly, lines: counts.original };
 }

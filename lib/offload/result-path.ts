@@ -1,5 +1,3 @@
-import { idempotencyKeyCharacter, maxIdempotencyKeyLength } from '../shared/ids.js';
-
 /** Where stored results appear in a CompositeBackend, and how a path names one of them. */
 export const offloadMount = '/large_tool_results/' as const;
 
@@ -13,6 +11,24 @@ export const offloadKey = 'toolOutputOffload' as const;
  */
 export function resultPath(key: string): string {
   return `${offloadMount}${key}`;
+}
+
+/** Which of the two tools that read a stored result back the model has: what every text about reading it back says. */
+interface ReadBack {
+  readFile: boolean;
+  grep: boolean;
+}
+
+/**
+ * How the model can read a stored result back, decided once for every text that says so (the
+ * preview's header, a pointer, the system prompt): with read_file and grep when it has them among
+ * `readTools` (default: all of the read tools).
+ */
+export function readBackWith(readTools: readonly string[] | undefined): ReadBack {
+  return {
+    readFile: readTools === undefined || readTools.includes('read_file'),
+    grep: readTools === undefined || readTools.includes('grep'),
+  };
 }
 
 /** Whether a path (as a tool was given it) lies in the mount, so reading it must never be offloaded again (O11). */
@@ -37,16 +53,4 @@ function argumentStrings(args: unknown): string[] {
  */
 export function readsFromMount(args: unknown): boolean {
   return argumentStrings(args).some(isUnderMount);
-}
-
-const pathInTextPattern = new RegExp(
-  `${offloadMount}(${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}})(?!${idempotencyKeyCharacter})`,
-  'g',
-);
-
-/** The result keys whose paths a text names, in order of first appearance. */
-export function resultKeysInText(text: string): string[] {
-  const keys = new Set<string>();
-  for (const match of text.matchAll(pathInTextPattern)) keys.add(match[1]!);
-  return [...keys];
 }

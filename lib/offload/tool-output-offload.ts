@@ -5,7 +5,6 @@ import type { AppliedChange, WritableOffloadStore } from '../store/offload-store
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import { ContextFitter } from './context/fit.js';
 import type { ContextBudget, ContextRequest, FittedContext } from './context/request.js';
-import { cutWithNote } from './cut.js';
 import { defaultOffloadStore } from './default-store.js';
 import { MountedOffloadBackend } from './mounted-backend.js';
 import { OffloadBackend } from './offload-backend.js';
@@ -19,15 +18,10 @@ import {
   type ToolLimits,
 } from './options.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
-import { offloadKey, offloadMount, resultPath } from './result-path.js';
-import {
-  type AppliedLimits,
-  type OffloadCommit,
-  type OffloadedResult,
-  recordFailure,
-  type StagedOutcome,
-  stageResult,
-} from './stage-result.js';
+import { offloadKey, offloadMount, readBackWith, resultPath } from './result-path.js';
+import { type ReplacedResult, ShownTexts } from './shown-texts.js';
+import { cutAndRemember, type OffloadedResult, type StagedOutcome, stageResult } from './stage-result.js';
+import { type AppliedLimits, type OffloadCommit, reportStoreFailure } from './store-result.js';
 
 /** The options of `new ToolOutputOffload(options)`; every one is optional. */
 export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
@@ -73,6 +67,8 @@ interface ResultOfCall {
   turnId: string;
   /** The call's idempotency key: the stored result's file name (O2). */
   key: string;
+  /** The call's id, as the model's messages name its result: kept with the stored result, so a later request knows it (C1–C6). */
+  callId: string;
   toolName: string;
   /** The call's arguments: a call that reads from the mount is cut, never stored (O11). */
   args?: unknown;
@@ -115,6 +111,8 @@ export class ToolOutputOffload {
   readonly #storedKeys = new Map<string, Set<string>>();
   /** The ways in already warned that they send model calls without fitting them (C8). */
   readonly #warnedUnfitted = new Set<string>();
+  /** What it showed instead of results (previews by tool call, cut texts): the budget reads them as data. */
+  readonly #shown: ShownTexts;
 
   /**
    * Options are checked here (O10): a value out of range throws a RangeError naming the option and
@@ -144,11 +142,13 @@ export class ToolOutputOffload {
     }
     this.#ownStore = options.store === undefined ? store : undefined;
     this.store = store;
+    this.#shown = new ShownTexts(store);
     this.#fitter = new ContextFitter({
       store,
       measure: this.measure,
       budget: this.contextBudget,
       limits: this.limits,
+      shown: this.#shown,
       onStored: (threadId, key) => this.#rememberStored(threadId, key),
     });
   }
@@ -178,8 +178,7 @@ export class ToolOutputOffload {
   systemPrompt(options: { readTools?: readonly string[] } = {}): string {
     checkOptionNames('systemPrompt', options, ['readTools']);
     const readTools = checkReadTools(options.readTools, 'systemPrompt');
-    const read = readTools === undefined || readTools.includes('read_file');
-    const grep = readTools === undefined || readTools.includes('grep');
+    const { readFile: read, grep } = readBackWith(readTools);
     const how =
       read && grep
         ? 'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).'
@@ -205,7 +204,7 @@ export class ToolOutputOffload {
    * store failure is kind 'failed', cut with a note (S3). Malformed input is a TypeError.
    */
   async offloadResult(input: OffloadResultInput): Promise<OffloadedResult> {
-    const outcome = await offloadResult(this.store, (toolName) => this.#limitsFor(toolName), input);
+    const outcome = await offloadResult(this.store, (toolName) => this.#limitsFor(toolName), input, this.#shown);
     if (outcome.stored) this.#rememberStored(input.threadId, outcome.path.slice(offloadMount.length));
     return outcome;
   }
@@ -220,7 +219,11 @@ export class ToolOutputOffload {
     const content = toContent(call.content, `result of tool "${call.toolName}"`);
     const readTools = checkReadTools(call.readTools, 'stageResult');
     const limits = { ...this.#limitsFor(call.toolName), readTools };
-    const outcome = await stageResult(this.store, limits, { ...call, content, text: resultText(content) });
+    const { callId, ...rest } = call;
+    if (typeof callId !== 'string')
+      throw new TypeError(`stageResult: callId must be a string, got ${quoteForMessage(callId)}`);
+    const result = { ...rest, toolCallId: callId, content, text: resultText(content) };
+    const outcome = await stageResult(this.store, limits, result, this.#shown);
     if (outcome.commit) this.#rememberStored(call.threadId, call.key);
     return outcome;
   }
@@ -236,11 +239,8 @@ export class ToolOutputOffload {
       return { applied: await this.store.apply(commit) };
     } catch (error) {
       if (!isQuotaError(error)) throw error;
-      const path = resultPath(commit.key);
-      const why = `${error.name}: ${error.message} (while making ${path} live, even after evicting the oldest; it is read from where it was staged)`;
-      const { threadId, key, toolName, bytes } = commit;
-      await recordFailure(this.store, { threadId, key, path, toolName, bytes, at: Date.now(), error: why });
-      return { failed: why };
+      const during = `while making ${resultPath(commit.key)} live, even after evicting the oldest; it is read from where it was staged`;
+      return { failed: (await reportStoreFailure(this.store, commit, error, during)).why };
     }
   }
 
@@ -269,6 +269,20 @@ export class ToolOutputOffload {
   }
 
   /**
+   * What the offload replaced each of these tool results by (in their order; undefined for one it
+   * did not replace), when the text given is that
+   * replacement (its preview, or the preview cut to its header): by thread and tool call, as the
+   * call that stored it kept it — never read back from the text, so a text that only looks like a
+   * preview is the tool's own. A store failure leaves results out (S3).
+   */
+  replacedResults(
+    threadId: string,
+    results: readonly { toolCallId: string; text: string }[],
+  ): Promise<(ReplacedResult | undefined)[]> {
+    return this.#shown.replacedResults(threadId, results);
+  }
+
+  /**
    * A text within the threshold, for what is sent as it is rather than stored (a tool's error, a
    * result that never reached the offload): unchanged when within it, else its start and a note
    * saying it was cut and not stored (O9).
@@ -276,7 +290,12 @@ export class ToolOutputOffload {
   cutToThreshold(text: string, toolName?: string): string {
     if (typeof text !== 'string') throw new TypeError(`cutToThreshold: text must be a string, got ${typeof text}`);
     const threshold = toolName === undefined ? this.limits.thresholdTokens : this.thresholdFor(toolName);
-    return cutWithNote(text, threshold, { kind: 'over-threshold' }, this.measure);
+    return cutAndRemember(
+      text,
+      { thresholdTokens: threshold, measure: this.measure },
+      { kind: 'over-threshold' },
+      this.#shown,
+    );
   }
 
   /** The threshold results of `toolName` are held to: its own from `tools`, else `thresholdTokens`. */
@@ -290,6 +309,7 @@ export class ToolOutputOffload {
    * A later use opens the store again.
    */
   async close(): Promise<void> {
+    this.#shown.close();
     await this.#ownStore?.close?.();
   }
 

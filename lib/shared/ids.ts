@@ -1,10 +1,10 @@
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** One character an idempotency key may hold, as a regular expression class (R9). */
-export const idempotencyKeyCharacter = '[A-Za-z0-9_-]';
+const idempotencyKeyCharacter = '[A-Za-z0-9_-]';
 
 /** The most characters an idempotency key holds (R9). */
-export const maxIdempotencyKeyLength = 64;
+const maxIdempotencyKeyLength = 64;
 
 const idempotencyKeyPattern = new RegExp(`^${idempotencyKeyCharacter}{1,${maxIdempotencyKeyLength}}$`);
 

@@ -16,6 +16,17 @@ export interface StoredResultInfo {
   createdAt: number;
   /** Exactly the text the model was shown instead. */
   preview: string;
+  /**
+   * That text cut to its header (C6), as the offload made it; absent when the model was shown a
+   * text of the caller's (a pointer) or for a record written before it was kept.
+   */
+  headerOnly?: string;
+  /**
+   * The id of the tool call whose result this is, as the model's messages name it: a later request
+   * finds what replaced the result by it (C4), never by reading the shown text back. Absent for a
+   * record written before it was kept.
+   */
+  toolCallId?: string;
 }
 
 /** Why an entry left the store: see `EvictionRecord.reason`. */

@@ -44,6 +44,9 @@ const infoFields: FieldCheck[] = [
   ['truncated', 'a boolean', flag],
   ['createdAt', 'a time in milliseconds', time],
   ['preview', 'a string', text],
+  // Absent in records written before the offload kept what it showed as data.
+  ['headerOnly', 'a string or absent', absentOr(text)],
+  ['toolCallId', 'a string or absent', absentOr(text)],
   ['textId', 'a non-empty string', name],
   ['chunkNewlines', 'an array of counts', counts],
   ['lines', 'a count', count],

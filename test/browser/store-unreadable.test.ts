@@ -212,6 +212,31 @@ describe('IndexedDbOffloadStore: malformed records are skipped and reported', ()
     expect(await store.read('t', 'k2')).toBe('two');
   });
 
+  it('an entry whose kept facts are malformed (headerOnly, toolCallId not text) is skipped and reported', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    await put(store, 't', 'k1', 'one', 't1', 1000);
+    await put(store, 't', 'k2', 'two', 't1', 1000);
+    await put(store, 't', 'k3', 'three', 't1', 1000);
+    await tamper(store.name, async (tx) => {
+      const entries = tx.objectStore('entries');
+      await entries.put({ ...(await entries.get(['t', 'k1']))!, headerOnly: { length: 1e9 } as unknown as string });
+      await entries.put({ ...(await entries.get(['t', 'k2']))!, toolCallId: 42 as unknown as string });
+      // Kept as text, or absent (a record written before they were kept): valid.
+      await entries.put({ ...(await entries.get(['t', 'k3']))!, headerOnly: 'h', toolCallId: 'c3' });
+    });
+    expect((await store.list('t')).map((e) => [e.key, e.toolCallId, e.headerOnly])).toEqual([['k3', 'c3', 'h']]);
+    expect(await store.unreadable('t')).toEqual([
+      {
+        store: 'entries',
+        key: '["t","k1"]',
+        threadId: 't',
+        reason: 'headerOnly is {"length":1000000000}, not a string or absent',
+      },
+      { store: 'entries', key: '["t","k2"]', threadId: 't', reason: 'toolCallId is 42, not a string or absent' },
+    ]);
+  });
+
   it('malformed eviction and failure records are skipped and reported; reads of their keys fall back', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = open();

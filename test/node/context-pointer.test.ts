@@ -33,7 +33,7 @@ const longestKey = 'hyBJcznjmKz0TDY-qCyHfE2vqdSSfsQvn-dQaSjD6b2OPpE5BW0xoZ4iWlEJ
 /** A call id as long and odd as providers send (1.5 KB): its key is the longest `offloadResult` makes (49 characters). */
 const hostileCallId = `tpRNnTPPGzU5nSSPqSEhTA${'"\\😀'.repeat(400)}`;
 
-/** A result stored by the built-in runtime's two steps, under a key of the caller's choosing: its preview. */
+/** A result of call `c1` stored by the built-in runtime's two steps, under a key of the caller's choosing: its preview. */
 async function storedPreview(
   offload: ToolOutputOffload,
   threadId: string,
@@ -41,7 +41,7 @@ async function storedPreview(
   toolName: string,
   text: string,
 ) {
-  const outcome = await offload.stageResult({ threadId, turnId: 'turn-1', key, toolName, content: text });
+  const outcome = await offload.stageResult({ threadId, turnId: 'turn-1', key, callId: 'c1', toolName, content: text });
   if (!outcome.commit) throw new Error(`not stored: ${outcome.kind}`);
   await offload.commitStaged(outcome.commit);
   return outcome.text;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import type { StateKey, TurnEnd } from '../../lib/runtime/middleware.js';
+import { joinText } from '../../lib/shared/content.js';
 import { cutToBytes, utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { callTool, hookContext, middlewareOf } from './offload-fixtures.js';
@@ -119,6 +120,8 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
   const store = new MemoryOffloadStore();
   const agents = new Map(writers.map((name) => [name, new Writer(name, store, maxResultBytes, maxTotalBytes)]));
   const reference = new ReferenceStore(maxTotalBytes);
+  /** The texts the model was shown for each call whose result was made live, by thread and call: what its tool messages hold. */
+  const shownTexts = new Map<string, string[]>();
   let fresh = 0;
   let failStage = false;
   const realStage = store.stage.bind(store);
@@ -160,13 +163,15 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
 
   /** Runs the call through wrapToolCall (staging it); returns how to apply it (and mirror it in the reference). */
   async function call(writer: Writer, thread: string, callKey: string, text: string): Promise<Held> {
-    const outcome = await callTool(writer.offload, text, { ...writer.context(thread), key: callKey });
+    const outcome = await callTool(writer.offload, text, { ...writer.context(thread), key: callKey, callId: callKey });
     const update = outcome.type === 'success' ? outcome.update : undefined;
     expect(update).toBeDefined();
     const stored = cutToBytes(text, maxResultBytes);
     const apply = async () => {
       await writer.apply(thread, update![ToolOutputOffload.key]);
       reference.commit(thread, writer.turnId(thread), callKey, stored);
+      const texts = shownTexts.get(`${thread}\n${callKey}`) ?? [];
+      if (outcome.type === 'success') shownTexts.set(`${thread}\n${callKey}`, [...texts, joinText(outcome.content)]);
       if (!writer.used.get(thread)!.includes(callKey)) writer.used.get(thread)!.push(callKey);
       expectValue(writer, thread);
       await check();
@@ -177,15 +182,20 @@ async function runScenario(maxResultBytes: number, maxTotalBytes: number, ops: O
   async function summarize(writer: Writer, thread: string, picks: number[]): Promise<void> {
     const keys = writer.used.get(thread)!;
     const covered = keys.length > 0 ? picks.map((p) => keys[p % keys.length]!) : [];
-    const messages: Message[] = keys.map((k) => ({
-      role: 'tool',
-      id: `m-${k}`,
-      toolCallId: k,
-      toolName: 'emit',
-      content: [{ type: 'text', text: `Path: /large_tool_results/${k}\n…` }],
-      isError: false,
-    }));
-    const state = { summarization: { summary: 's', coveredMessageIds: covered.map((k) => `m-${k}`) } };
+    // Each call's result as every text it was shown as (a Block brings an earlier one back).
+    const toolMessages = keys.flatMap((k) =>
+      (shownTexts.get(`${thread}\n${k}`) ?? []).map((text, i) => ({
+        role: 'tool' as const,
+        id: `m-${k}-${i}`,
+        toolCallId: k,
+        toolName: 'emit',
+        content: [{ type: 'text' as const, text }],
+        isError: false,
+      })),
+    );
+    const coveredIds = toolMessages.filter((m) => covered.includes(m.toolCallId)).map((m) => m.id);
+    const messages: Message[] = toolMessages;
+    const state = { summarization: { summary: 's', coveredMessageIds: coveredIds } };
     const reply = await middlewareOf(writer.offload).wrapModelCall(
       { systemPrompt: '', messages, tools: [] },
       async () => ({ content: 'ok' }),

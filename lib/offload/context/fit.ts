@@ -1,48 +1,40 @@
-import { isRecord, quoteForMessage } from '../../shared/checks.js';
 import { utf8Bytes } from '../../shared/text.js';
-import type {
-  ClearedResult,
-  RecordedRequest,
-  RequestChange,
-  RequestParts,
-  RequestResult,
-  ShownAs,
-  WritableOffloadStore,
-} from '../../store/offload-store.js';
+import type { ClearedResult, RecordedRequest, RequestChange, WritableOffloadStore } from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
-import { cutNoteTokens } from '../cut.js';
-import { stagingTag } from '../offload-result.js';
 import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
-import { type PreviewHeader, readPreviewHeader } from '../preview.js';
 import { readToolNames } from '../read-tools.js';
 import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
-import { expiryOf } from '../stage-result.js';
+import type { ShownTexts } from '../shown-texts.js';
+import { reportStoreFailure, stagingTag, storeResult } from '../store-result.js';
+import {
+  checkRequest,
+  clearable,
+  cutPreviewsToHeaders,
+  isResult,
+  ledgerChange,
+  measureRequest,
+  type NewClearing,
+  type ResultInRequest,
+  replacementsOf,
+  showAsReplaced,
+} from './plan.js';
 import { clearedPointer } from './pointer.js';
-import type {
-  ContextEvent,
-  ContextMessage,
-  ContextReplacement,
-  ContextRequest,
-  ContextToolCall,
-  ContextToolSpec,
-  FittedContext,
-} from './request.js';
+import type { ContextEvent, ContextRequest, ContextToolCall, FittedContext } from './request.js';
 import { usageReporter } from './usage.js';
 
-// `ToolOutputOffload.fitContext`, the one pipeline every way in calls before each model call:
-// measure the request (C1), classify its tool results, clear the oldest to fit the budget (C2–C5),
-// cut previews when even that is not enough (C6), and record it in the thread's ledger (issue 24).
+// `ToolOutputOffload.fitContext`, the one pipeline every way in calls before each model call: the
+// store's side around the plan (plan.ts): read what was cleared before and what replaced each
+// result, store a result it clears (C3), record the request in the thread's ledger, and take the
+// clearing back when that record fails (S3).
 
 /** Texts whose token counts are kept, and their characters together: a long thread is measured again for nothing. */
 const maxCachedTexts = 20_000;
 const maxCachedChars = 32 * 1024 * 1024;
-/** Preview keys whose storage was checked, kept per instance. */
-const maxCheckedPreviews = 10_000;
 
 /**
  * Token counts by text, for the newest texts measured (least recently used go first): measuring a
- * thread's request again costs a lookup per text already seen, not a tokenization (issue 24).
+ * thread's request again costs a lookup per text already seen, not a tokenization.
  */
 class TokenCounts {
   readonly #counts = new Map<string, number>();
@@ -71,115 +63,14 @@ class TokenCounts {
   }
 }
 
-/** Whether `text` is the preview `preview` (as the offload made it), or that preview cut to its header (C6). */
-function isPreviewOf(preview: string, text: string): boolean {
-  return preview === text || readPreviewHeader(preview)?.headerOnly === text;
-}
-
-/** A request, checked: what fitContext reads of each field is what it says. */
-function checkRequest(request: unknown): ContextRequest {
-  const fail = (field: string, what: string, value: unknown): never => {
-    throw new TypeError(`fitContext: request.${field} must be ${what}, got ${quoteForMessage(value)}`);
-  };
-  if (!isRecord(request)) fail('', 'an object { threadId, system, tools, messages }', request);
-  const { threadId, turnId, system, tools, messages, readTools } = request as Record<string, unknown>;
-  if (typeof threadId !== 'string' || threadId === '') fail('threadId', 'a non-empty string', threadId);
-  if (turnId !== undefined && (typeof turnId !== 'string' || turnId === ''))
-    fail('turnId', 'a non-empty string', turnId);
-  if (typeof system !== 'string') fail('system', 'a string', system);
-  if (!Array.isArray(tools)) fail('tools', 'an array of { name, description?, parameters? }', tools);
-  for (const [i, tool] of (tools as unknown[]).entries()) checkToolSpec(tool, `tools[${i}]`, fail);
-  if (!Array.isArray(messages)) fail('messages', 'an array of messages', messages);
-  for (const [i, message] of (messages as unknown[]).entries()) checkMessage(message, `messages[${i}]`, fail);
-  if (readTools !== undefined && (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string'))) {
-    fail('readTools', 'an array of tool names', readTools);
-  }
-  return request as unknown as ContextRequest;
-}
-
-type Fail = (field: string, what: string, value: unknown) => never;
-
-function checkToolSpec(tool: unknown, at: string, fail: Fail): asserts tool is ContextToolSpec {
-  if (!isRecord(tool)) fail(at, 'an object { name, description?, parameters? }', tool);
-  const { name, description } = tool as Record<string, unknown>;
-  if (typeof name !== 'string') fail(`${at}.name`, 'a string', name);
-  if (description !== undefined && typeof description !== 'string') fail(`${at}.description`, 'a string', description);
-}
-
-/**
- * Whether a message is a tool result the budget can clear and the ledger can name. One whose call
- * had no id (a provider or a model that gives none) has nothing to record its clearing under (C4):
- * it counts with the messages and is sent as it is.
- */
-const isResult = (message: ContextMessage): boolean => message.role === 'tool' && message.toolCallId !== '';
-
-function checkMessage(message: unknown, at: string, fail: Fail): asserts message is ContextMessage {
-  if (!isRecord(message)) fail(at, 'an object { role, text, … }', message);
-  const m = message as Record<string, unknown>;
-  if (m.role === 'tool') {
-    if (typeof m.toolCallId !== 'string') fail(`${at}.toolCallId`, 'a string', m.toolCallId);
-    if (typeof m.toolName !== 'string') fail(`${at}.toolName`, 'a string', m.toolName);
-    if (typeof m.text !== 'string') fail(`${at}.text`, 'a string', m.text);
-    const media = m.mediaParts;
-    if (media !== undefined && (typeof media !== 'number' || !Number.isSafeInteger(media) || media < 0)) {
-      fail(`${at}.mediaParts`, 'an integer ≥ 0', media);
-    }
-    return;
-  }
-  if (m.role !== 'system' && m.role !== 'user' && m.role !== 'assistant') {
-    fail(`${at}.role`, "'system', 'user', 'assistant' or 'tool'", m.role);
-  }
-  if (typeof m.text !== 'string') fail(`${at}.text`, 'a string', m.text);
-  if (m.toolCalls === undefined) return;
-  if (!Array.isArray(m.toolCalls)) fail(`${at}.toolCalls`, 'an array of { id, name, args }', m.toolCalls);
-  for (const [i, call] of (m.toolCalls as unknown[]).entries()) {
-    if (!isRecord(call)) fail(`${at}.toolCalls[${i}]`, 'an object { id, name, args }', call);
-    const { id, name } = call as Record<string, unknown>;
-    if (typeof id !== 'string') fail(`${at}.toolCalls[${i}].id`, 'a string', id);
-    if (typeof name !== 'string') fail(`${at}.toolCalls[${i}].name`, 'a string', name);
-  }
-}
-
-/** JSON as the request counts it; what cannot be written as JSON is a malformed request. */
-function jsonOf(value: unknown, field: string): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch (error) {
-    throw new TypeError(`fitContext: request.${field} cannot be written as JSON (${String(error)})`);
-  }
-}
-
-type ResultMessage = Extract<ContextMessage, { role: 'tool' }>;
-
-/** One tool result of the request, as it is shown. */
-interface Slot {
-  /** Its index in the request's messages. */
-  index: number;
-  message: ResultMessage;
-  shownAs: ShownAs;
-  /** Its text as shown, and that text's tokens. */
-  text: string;
-  tokens: number;
-  /** Its tokens had the offload not touched it (every result whole). */
-  wholeTokens: number;
-  path?: string;
-  /** A preview's header (shown whole, or cut to the header). */
-  header?: PreviewHeader;
-  /** What it had been shown as before a clearing this request made (to take the clearing back). */
-  before?: Pick<Slot, 'shownAs' | 'text' | 'tokens' | 'wholeTokens' | 'path' | 'header'>;
-  /** What it had been shown as before C6 cut it to its header. */
-  uncut?: Pick<Slot, 'shownAs' | 'text' | 'tokens'>;
-}
-
-/** A clearing this request makes, before it is recorded. */
-type NewClearing = Omit<ClearedResult, 'threadId' | 'step' | 'at'>;
-
 /** What fitContext needs of its ToolOutputOffload. */
 interface FitterOptions {
   store: WritableOffloadStore;
   measure: TokenMeasure;
   budget: ResolvedContextBudget | undefined;
   limits: Readonly<OffloadLimits>;
+  /** What the offload showed instead of results, as the calls that made it kept it. */
+  shown: ShownTexts;
   /** Called with each key it stores (a result under the threshold, stored to be cleared, C3). */
   onStored: (threadId: string, key: string) => void;
 }
@@ -188,8 +79,6 @@ interface FitterOptions {
 export class ContextFitter {
   readonly #options: FitterOptions;
   readonly #tokens: TokenCounts;
-  /** `threadId\nkey` → the live entry's preview when checked, true: a key the thread stored once (evicted since), false: none. */
-  readonly #previews = new Map<string, string | boolean>();
   /** Each thread's ledger writes not awaited, in order: the tail of its queue. */
   readonly #writes = new Map<string, Promise<unknown>>();
 
@@ -204,25 +93,7 @@ export class ContextFitter {
     const { threadId } = request;
     const tokens = (text: string) => this.#tokens.of(text);
 
-    // C1: the system prompt and the tool specs, then every message but the results, then each result.
-    let system = tokens(request.system);
-    for (const [i, tool] of request.tools.entries()) {
-      const { name, description, parameters } = tool;
-      system += tokens(jsonOf({ name, description, parameters }, `tools[${i}]`));
-    }
-    let messages = 0;
-    const calls = new Map<string, ContextToolCall>();
-    let lastAssistant = -1;
-    for (const [i, message] of request.messages.entries()) {
-      if (isResult(message)) continue;
-      if (message.role === 'assistant') lastAssistant = i;
-      messages += tokens(message.text);
-      if (message.role === 'tool') continue;
-      for (const [j, call] of (message.toolCalls ?? []).entries()) {
-        calls.set(call.id, call);
-        messages += tokens(jsonOf(call.args ?? {}, `messages[${i}].toolCalls[${j}].args`));
-      }
-    }
+    const { system, messages, calls, lastAssistant } = measureRequest(request, tokens);
 
     // The thread's cleared results (C4), read only with a budget: an app without one sends every result as it is.
     let cleared = new Map<string, ClearedResult>();
@@ -240,32 +111,29 @@ export class ContextFitter {
     const tokensBefore = total();
 
     // C2–C5: clear the oldest results not protected until the request fits and enough is freed.
-    const newly = new Map<Slot, NewClearing>();
+    const clearedNow = new Map<ResultInRequest, NewClearing>();
     if (
       budget !== undefined &&
       storeWorks &&
       typeof store.recordRequest === 'function' &&
       tokensBefore > budget.maxRequestTokens
     ) {
-      const keep = new Set(slots.slice(Math.max(0, slots.length - budget.keepRecentResults)));
       let freed = 0;
-      for (const slot of slots) {
+      for (const slot of clearable(slots, budget, lastAssistant)) {
         if (total() <= budget.maxRequestTokens && freed >= budget.clearAtLeastTokens) break;
-        if (slot.shownAs === 'pointer' || keep.has(slot) || slot.index > lastAssistant) continue;
-        if (budget.excludeTools.includes(slot.message.toolName)) continue;
         const clearing = await this.#clear(request, slot, calls.get(slot.message.toolCallId));
         if (clearing === undefined) continue;
-        const { text, tokens: shownTokens, shownAs, wholeTokens, path, header } = slot;
+        const { text, tokens: shownTokens, shownAs, wholeTokens, path, replaced } = slot;
         Object.assign(slot, {
-          before: { text, tokens: shownTokens, shownAs, wholeTokens, path, header },
+          before: { text, tokens: shownTokens, shownAs, wholeTokens, path, replaced },
           shownAs: 'pointer',
           text: clearing.pointer,
           tokens: tokens(clearing.pointer),
           path: clearing.path,
-          header: undefined,
+          replaced: undefined,
         });
         freed += shownTokens - slot.tokens;
-        newly.set(slot, clearing);
+        clearedNow.set(slot, clearing);
       }
     }
 
@@ -273,9 +141,9 @@ export class ContextFitter {
     const events: ContextEvent[] = [];
     /** The request's ledger record once written (undefined: none), for the usage its reply reports. */
     let ledgerRecord: Promise<RecordedRequest | undefined> = Promise.resolve(undefined);
-    this.#cutPreviews(slots, fixed);
-    if (newly.size > 0) {
-      const change = this.#change(request, at, { system, messages }, slots, [...newly.values()]);
+    cutPreviewsToHeaders(slots, fixed, budget, tokens);
+    if (clearedNow.size > 0) {
+      const change = ledgerChange(request, at, { system, messages }, slots, [...clearedNow.values()], budget);
       let recorded: RecordedRequest | undefined;
       try {
         recorded = await this.#record(change, true);
@@ -285,14 +153,14 @@ export class ContextFitter {
       if (recorded === undefined) {
         // S3: an unrecorded clearing would not stay cleared (C4); send those results as before, and write no ledger.
         for (const slot of slots) if (slot.uncut) Object.assign(slot, slot.uncut, { uncut: undefined });
-        for (const slot of newly.keys()) Object.assign(slot, slot.before, { before: undefined });
-        this.#cutPreviews(slots, fixed);
-        newly.clear();
+        for (const slot of clearedNow.keys()) Object.assign(slot, slot.before, { before: undefined });
+        cutPreviewsToHeaders(slots, fixed, budget, tokens);
+        clearedNow.clear();
       } else {
         ledgerRecord = Promise.resolve(recorded);
         // Another tab may have cleared one first: its record is the one every later request shows (C4).
         const kept = new Map(recorded.cleared.map((record) => [record.toolCallId, record]));
-        for (const slot of newly.keys()) {
+        for (const slot of clearedNow.keys()) {
           const record = kept.get(slot.message.toolCallId);
           if (record !== undefined && record.pointer !== slot.text) {
             Object.assign(slot, { text: record.pointer, tokens: tokens(record.pointer), path: record.path });
@@ -301,14 +169,14 @@ export class ContextFitter {
         events.push({
           type: 'context-cleared',
           threadId,
-          paths: [...newly.keys()].flatMap((slot) => (slot.path === undefined ? [] : [slot.path])),
+          paths: [...clearedNow.keys()].flatMap((slot) => (slot.path === undefined ? [] : [slot.path])),
           tokensBefore,
           tokensAfter: total(),
         });
       }
     } else if (typeof store.recordRequest === 'function') {
-      // Nothing new to keep: the ledger is written behind the model call, in order (issue 24's cost per call).
-      const write = this.#record(this.#change(request, at, { system, messages }, slots, []), false);
+      // Nothing new to keep: the ledger is written behind the model call, in order, so the call does not wait for it.
+      const write = this.#record(ledgerChange(request, at, { system, messages }, slots, [], budget), false);
       ledgerRecord = write.catch(() => undefined);
     }
 
@@ -316,34 +184,8 @@ export class ContextFitter {
     if (budget !== undefined && sent > budget.maxRequestTokens) {
       events.push({ type: 'context-over-budget', threadId, tokens: sent, budget: budget.maxRequestTokens });
     }
-    const replacements = new Map<number, ContextReplacement>();
-    for (const slot of slots) {
-      if (slot.shownAs === 'pointer')
-        replacements.set(slot.index, { shownAs: 'pointer', text: slot.text, dropMedia: true });
-      else if (slot.shownAs === 'cut' && slot.text !== slot.message.text) {
-        replacements.set(slot.index, { shownAs: 'cut', text: slot.text, dropMedia: false });
-      }
-    }
+    const replacements = replacementsOf(slots);
     return { replacements, events, tokens: sent, reportUsage: usageReporter(store, threadId, ledgerRecord) };
-  }
-
-  /** C6: with the request still over the budget, every preview (the newest too) is cut to its header. */
-  #cutPreviews(slots: Slot[], fixed: number): void {
-    const { budget } = this.#options;
-    if (budget === undefined) return;
-    const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
-    if (total() <= budget.maxRequestTokens) return;
-    for (const slot of slots) {
-      if (slot.shownAs !== 'preview' || slot.header === undefined || slot.header.headerOnly === slot.text) continue;
-      const { shownAs, text, tokens } = slot;
-      const headerOnly = slot.header.headerOnly;
-      Object.assign(slot, {
-        uncut: { shownAs, text, tokens },
-        shownAs: 'cut',
-        text: headerOnly,
-        tokens: this.#tokens.of(headerOnly),
-      });
-    }
   }
 
   /** How each result of the request is shown before this request clears anything. */
@@ -351,9 +193,10 @@ export class ContextFitter {
     request: ContextRequest,
     cleared: Map<string, ClearedResult>,
     lastAssistant: number,
-  ): Promise<Slot[]> {
-    const slots: Slot[] = [];
-    const headers: Slot[] = [];
+  ): Promise<ResultInRequest[]> {
+    const { shown } = this.#options;
+    const slots: ResultInRequest[] = [];
+    const results: ResultInRequest[] = [];
     for (const [index, message] of request.messages.entries()) {
       if (message.role !== 'tool' || !isResult(message)) continue;
       const record = cleared.get(message.toolCallId);
@@ -372,78 +215,25 @@ export class ContextFitter {
         continue;
       }
       const tokens = this.#tokens.of(message.text);
-      const slot: Slot = { index, message, shownAs: 'whole', text: message.text, tokens, wholeTokens: tokens };
-      const header = readPreviewHeader(message.text);
-      if (header !== undefined) {
-        slot.header = header;
-        headers.push(slot);
-      } else {
-        const original = cutNoteTokens(message.text);
-        if (original !== undefined) Object.assign(slot, { shownAs: 'cut', wholeTokens: original });
-      }
+      const slot: ResultInRequest = {
+        index,
+        message,
+        shownAs: 'whole',
+        text: message.text,
+        tokens,
+        wholeTokens: tokens,
+      };
       slots.push(slot);
+      const cutFrom = shown.cutTokens(message.text);
+      if (cutFrom !== undefined) Object.assign(slot, { shownAs: 'cut', wholeTokens: cutFrom });
+      else results.push(slot);
     }
-    const stored = await this.#storedPreviews(request.threadId, headers);
-    for (const slot of headers) {
-      const preview = stored.get(slot.header!.key);
-      const header = slot.header!;
-      const genuine = preview === true || (typeof preview === 'string' && isPreviewOf(preview, slot.text));
-      if (!genuine) {
-        slot.header = undefined; // a header the store does not know: a tool's own text (shown whole)
-        continue;
-      }
-      Object.assign(slot, {
-        shownAs: slot.text === header.headerOnly && preview !== slot.text ? 'cut' : 'preview',
-        wholeTokens: header.originalTokens,
-        path: header.path,
-      });
-    }
+    const replaced = await shown.replacedResults(
+      request.threadId,
+      results.map((slot) => slot.message),
+    );
+    for (const [i, slot] of results.entries()) showAsReplaced(slot, replaced[i]);
     return slots;
-  }
-
-  /**
-   * For each preview key, what the store knows of it: the live entry's preview, true when the
-   * thread stored it once (evicted since: logged, or seen), false when it never did (a header a
-   * tool wrote). Answers are kept; a text that is not the kept preview asks again (a call run again
-   * replaces its entry). A store that fails to say (S3) leaves the key out: shown as it is.
-   */
-  async #storedPreviews(threadId: string, slots: Slot[]): Promise<Map<string, string | boolean>> {
-    const known = new Map<string, string | boolean>();
-    const unknown = new Set<string>();
-    for (const slot of slots) {
-      const key = slot.header!.key;
-      const cached = this.#previews.get(`${threadId}\n${key}`);
-      if (cached === undefined || (typeof cached === 'string' && !isPreviewOf(cached, slot.text))) unknown.add(key);
-      else known.set(key, cached);
-    }
-    if (unknown.size === 0) return known;
-    const { store } = this.#options;
-    const keys = [...unknown];
-    const answers = new Map<string, string | boolean>();
-    try {
-      for (const entry of await store.list(threadId, { keys })) {
-        if (entry.threadId === threadId && unknown.has(entry.key)) answers.set(entry.key, entry.preview);
-      }
-      const left = keys.filter((key) => !answers.has(key));
-      if (left.length > 0) {
-        for (const record of await store.evictions(threadId, { keys: left })) {
-          if (record.threadId === threadId && unknown.has(record.key)) answers.set(record.key, true);
-        }
-      }
-      for (const key of keys.filter((key) => !answers.has(key))) {
-        const seen = await store.seen(threadId, key);
-        answers.set(key, seen === undefined ? false : (seen.preview ?? true));
-      }
-    } catch {
-      return known; // S3: what could not be checked is shown as it is, and asked again next request
-    }
-    for (const [key, answer] of answers) {
-      known.set(key, answer);
-      this.#previews.delete(`${threadId}\n${key}`);
-      this.#previews.set(`${threadId}\n${key}`, answer);
-      if (this.#previews.size > maxCheckedPreviews) this.#previews.delete(this.#previews.keys().next().value as string);
-    }
-    return known;
   }
 
   /**
@@ -453,7 +243,7 @@ export class ContextFitter {
    */
   async #clear(
     request: ContextRequest,
-    slot: Slot,
+    slot: ResultInRequest,
     call: ContextToolCall | undefined,
   ): Promise<NewClearing | undefined> {
     const { message } = slot;
@@ -461,8 +251,8 @@ export class ContextFitter {
     const facts = { toolName: message.toolName, mediaParts: message.mediaParts ?? 0, readTools: request.readTools };
     const isPage = (readToolNames as readonly string[]).includes(message.toolName) || readsFromMount(call?.args);
     const base = { toolCallId: message.toolCallId, toolName: message.toolName, tokens: slot.wholeTokens };
-    if (slot.header !== undefined) {
-      const { path, originalTokens } = slot.header;
+    if (slot.replaced !== undefined) {
+      const { path, originalTokens } = slot.replaced;
       const pointer = clearedPointer({ ...facts, path, tokens: originalTokens }, measure);
       return pointer !== undefined && this.#tokens.of(pointer) < slot.tokens ? { ...base, path, pointer } : undefined;
     }
@@ -478,7 +268,7 @@ export class ContextFitter {
     const path = resultPath(key);
     const pointer = clearedPointer({ ...facts, path, tokens: slot.tokens }, measure);
     if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
-    if (!(await this.#store(request, slot, key, pointer, bytes))) return undefined;
+    if (!(await this.#store(request, slot, key, pointer))) return undefined;
     return { ...base, path, pointer };
   }
 
@@ -486,86 +276,32 @@ export class ContextFitter {
    * Stores a result to clear it (C3), as any stored result: staged, then committed within the
    * thread's bound (its oldest evicted, O3), tagged with the turn so an output Block takes it back (C7).
    */
-  async #store(request: ContextRequest, slot: Slot, key: string, pointer: string, bytes: number): Promise<boolean> {
-    const { store, limits, onStored } = this.#options;
+  async #store(request: ContextRequest, slot: ResultInRequest, key: string, pointer: string): Promise<boolean> {
+    const { store, limits, measure, onStored } = this.#options;
     const { threadId, turnId } = request;
-    const tag = turnId ?? stagingTag();
     try {
       const [live] = await store.list(threadId, { keys: [key] });
       if (live?.key === key && live.threadId === threadId) return true; // stored already (another tab, an earlier try)
-      await store.stage({
-        threadId,
-        key,
-        path: resultPath(key),
-        toolName: slot.message.toolName,
-        bytes,
-        originalBytes: bytes,
-        estimatedTokens: slot.tokens,
-        truncated: false,
-        createdAt: Date.now(),
-        preview: pointer,
-        text: slot.text,
-        turnId: tag,
-      });
-      const applied = await store.apply({
-        type: 'commit',
-        threadId,
-        key,
-        maxTotalBytes: limits.maxTotalBytes,
-        ...(turnId === undefined ? {} : { turnId }),
-        ...expiryOf(limits.maxAgeMs),
-      });
-      if (!applied.stored.includes(key)) throw new Error('its staged copy was gone before it was committed');
-      onStored(threadId, key);
-      return true;
     } catch {
-      // S3: not cleared. A staging tag of its own is settled so its staged copy goes; a turn's goes at the turn's end.
-      if (turnId === undefined) {
-        try {
-          await store.settle(threadId, [tag]);
-        } catch {}
-      }
+      return false; // S3: not cleared
+    }
+    const { toolCallId, toolName } = slot.message;
+    const toStore = { threadId, key, toolCallId, toolName, text: slot.text, tokens: slot.tokens, shown: pointer };
+    const outcome = await storeResult(
+      store,
+      { ...limits, measure },
+      { ...toStore, turnId: turnId ?? stagingTag() },
+      { now: turnId === undefined ? {} : { turnId } },
+    );
+    // S3: not cleared; the failure is recorded (storeResult), and a staging of its own is deleted.
+    if (outcome.stored === undefined) return false;
+    if (!outcome.applied?.stored.includes(key)) {
+      const failed = { threadId, key, toolName, bytes: utf8Bytes(slot.text) };
+      await reportStoreFailure(store, failed, 'its staged copy was gone before it was committed');
       return false;
     }
-  }
-
-  /** The request's ledger record and its new clearings: tokens by part, each result as shown, never any text. */
-  #change(
-    request: ContextRequest,
-    at: number,
-    measured: { system: number; messages: number },
-    slots: readonly Slot[],
-    cleared: NewClearing[],
-  ): RequestChange {
-    const parts: RequestParts = {
-      system: measured.system,
-      messages: measured.messages,
-      whole: 0,
-      previews: 0,
-      pointers: 0,
-      cut: 0,
-    };
-    const partOf = { whole: 'whole', preview: 'previews', pointer: 'pointers', cut: 'cut' } as const;
-    const results: RequestResult[] = [];
-    let withoutOffload = measured.system + measured.messages;
-    for (const slot of slots) {
-      parts[partOf[slot.shownAs]] += slot.tokens;
-      withoutOffload += slot.wholeTokens;
-      const { toolCallId, toolName } = slot.message;
-      const path = slot.path === undefined ? {} : { path: slot.path };
-      results.push({ toolCallId, toolName, ...path, shownAs: slot.shownAs, tokens: slot.tokens });
-    }
-    const tokens = Object.values(parts).reduce((sum, part) => sum + part, 0);
-    const { budget } = this.#options;
-    const record = {
-      tokens,
-      tokensWithoutOffload: withoutOffload,
-      ...(budget === undefined ? {} : { budget: budget.maxRequestTokens }),
-      parts,
-      results,
-    };
-    const turn = request.turnId === undefined ? {} : { turnId: request.turnId };
-    return { threadId: request.threadId, ...turn, at, record, cleared };
+    onStored(threadId, key);
+    return true;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { cutToChars } from '../../shared/text.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
+import { readBackWith } from '../result-path.js';
 
 // The words a cleared result is shown as (C2): one function, so every way in sends the same text,
 // and the store keeps that text byte for byte for every later request (C4).
@@ -24,8 +25,7 @@ interface PointerFacts {
 
 /** How to read a stored path with the tools the model has. */
 function howToRead(readTools: readonly string[] | undefined): string | undefined {
-  const read = readTools === undefined || readTools.includes('read_file');
-  const grep = readTools === undefined || readTools.includes('grep');
+  const { readFile: read, grep } = readBackWith(readTools);
   return read && grep ? 'read_file or grep' : read ? 'read_file' : grep ? 'grep' : undefined;
 }
 
