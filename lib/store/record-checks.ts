@@ -236,7 +236,7 @@ export function usageProblem(reported: unknown, at: string): string | undefined 
 }
 
 /** Only a reported usage's own counts, copied (whatever else a writer put in is not kept). */
-function reportedCounts(reported: ReportedUsage): ReportedUsage {
+export function reportedCounts(reported: ReportedUsage): ReportedUsage {
   const { inputTokens, cachedInputTokens, outputTokens } = reported;
   return {
     inputTokens,

@@ -1,4 +1,5 @@
 import type { StoreEvent } from './offload-store.js';
+import { reportedCounts, usageProblem } from './record-checks.js';
 
 const SOURCE = 'tool-output-offload/store-events';
 
@@ -24,10 +25,16 @@ const entryTypes: ReadonlySet<unknown> = new Set(['stored', 'evicted', 'restored
  */
 function parseEvent(data: unknown): StoreEvent | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
-  const { type, threadId, key, totalBytes, bound, error, step, tokens } = data as Fields;
+  const { type, threadId, key, totalBytes, bound, error, step, tokens, reported } = data as Fields;
   if (!isName(threadId)) return undefined;
   if (type === 'thread-cleared') return { type, threadId };
-  if (type === 'request') return isStep(step) && isCount(tokens) ? { type, threadId, step, tokens } : undefined;
+  if (type === 'request') {
+    if (!isStep(step) || !isCount(tokens)) return undefined;
+    // A usage added to the step (recordUsage) is told with it; one malformed drops the event.
+    if (reported === undefined) return { type, threadId, step, tokens };
+    if (usageProblem(reported, 'reported') !== undefined) return undefined;
+    return { type, threadId, step, tokens, reported: reportedCounts(reported as never) };
+  }
   if (!entryTypes.has(type) || !isName(key) || !isCount(totalBytes)) return undefined;
   if (bound !== undefined && !isStep(bound)) return undefined;
   const told = bound === undefined ? {} : { bound };

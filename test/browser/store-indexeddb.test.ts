@@ -93,6 +93,44 @@ describe('IndexedDbOffloadStore', () => {
     await watcher.close();
   });
 
+  it("tells another instance's reported usage with its step's 'request' event; a forged usage drops the event", async () => {
+    const writer = open();
+    const watcher = new IndexedDbOffloadStore({ name: writer.name });
+    const events: StoreEvent[] = [];
+    watcher.subscribe((event) => events.push(event));
+    const forger = new BroadcastChannel(`${writer.name}:changes`);
+    const source = 'tool-output-offload/store-events';
+    forger.postMessage({
+      source,
+      events: [
+        { type: 'request', threadId: 'f', step: 1, tokens: 1, reported: { inputTokens: -5 } },
+        { type: 'request', threadId: 'f', step: 2, tokens: 1, reported: 'lots' },
+        { type: 'request', threadId: 'f', step: 3, tokens: 1, reported: { inputTokens: 7, html: '<b>' } },
+      ],
+    });
+    forger.close();
+    await expect
+      .poll(() => events)
+      .toEqual([{ type: 'request', threadId: 'f', step: 3, tokens: 1, reported: { inputTokens: 7 } }]);
+    events.length = 0;
+    const parts = { system: 10, messages: 0, whole: 0, previews: 0, pointers: 0, cut: 0 };
+    const record = { tokens: 10, tokensWithoutOffload: 10, parts, results: [] };
+    const { step } = await writer.recordRequest({ threadId: 't', at: Date.now(), record, cleared: [] });
+    expect(await writer.recordUsage({ threadId: 't', step, reported: { inputTokens: 12, cachedInputTokens: 0 } })).toBe(
+      true,
+    );
+    await expect
+      .poll(() => events.at(-1))
+      .toEqual({
+        type: 'request',
+        threadId: 't',
+        step,
+        tokens: 10,
+        reported: { inputTokens: 12, cachedInputTokens: 0 },
+      });
+    await watcher.close();
+  });
+
   it('a QuotaExceededError while staging propagates unchanged and loses nothing stored', async () => {
     const store = open();
     await put(store, 't', 'k1', 'live text');
