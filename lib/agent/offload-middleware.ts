@@ -147,7 +147,6 @@ export class OffloadMiddleware implements Middleware {
     // runtime drops this outcome, so nothing is staged that no commit would ever make live.
     if (context.signal.aborted) return outcome;
     const toolName = request.call.name;
-    const toolCallId = request.call.id;
     // A file tool's page (carried by its outcome, whatever tool object ran it): the file tools page
     // through files, stored results among them, so their pages are cut, never stored, and reading
     // a stored result cannot store another (O11).
