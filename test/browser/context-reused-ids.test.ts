@@ -4,10 +4,11 @@
 // core and each way in, on both stores, in every engine.
 
 import { generateText, stepCountIs } from 'ai';
+import { openDB } from 'idb';
 import { AIMessage } from 'langchain';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withOffload } from '../../adapters/ai-sdk/index.js';
-import type { ContextMessage } from '../../lib/index.js';
+import { type ContextMessage, IndexedDbOffloadStore } from '../../lib/index.js';
 import { joinText } from '../../lib/shared/content.js';
 import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -197,3 +198,43 @@ for (const kind of contextStores) {
     });
   });
 }
+
+describe("IndexedDbOffloadStore keeps a page's text key, and checks it read back (S2)", () => {
+  const page = (offset: number, seed: string): Step => ({
+    id: reused,
+    toolName: 'read_file',
+    args: { path: '/large_tool_results/some-file', offset },
+    text: textOf(1500, seed),
+  });
+
+  it('a new instance shows the page its pointer, never another page under the id; a damaged key is unreadable', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const store = contextStores[1]!.open() as IndexedDbOffloadStore;
+      const budget = { maxRequestTokens: 2000, keepRecentResults: 0 };
+      const first = conversation([page(5, 'first')]);
+      const fitted = await budgetOffload(store, budget).fitContext(request('t', first, { system: longSystem }));
+      const pointer = fitted.replacements.get(2)!.text;
+      const [record] = await store.cleared('t');
+      expect(record).toMatchObject({ pointer, textKey: expect.stringMatching(/^call_1-[0-9a-f]{24}$/) });
+
+      const reloaded = new IndexedDbOffloadStore({ name: store.name });
+      const both = conversation([page(5, 'first'), page(5, 'second')]);
+      const next = await budgetOffload(reloaded, budget).fitContext(request('t', both, { system: longSystem }));
+      expect(next.replacements.get(2)?.text).toBe(pointer);
+      expect(next.replacements.get(4)).toBeUndefined(); // the second page, as it is
+      await reloaded.close();
+
+      const database = await openDB(store.name);
+      const raw = await database.get('cleared', ['t', reused]);
+      await database.put('cleared', { ...raw, textKey: '<img src=x onerror=alert(1)>' });
+      database.close();
+      expect(await store.cleared('t')).toEqual([]);
+      expect(await store.unreadable('t')).toEqual([
+        { store: 'cleared', key: '["t","call_1"]', threadId: 't', reason: expect.stringMatching(/^textKey is /) },
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
