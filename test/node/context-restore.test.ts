@@ -173,6 +173,14 @@ describe('a clearing is shown only for the result it cleared (C4, a reused call 
     text: textOf(1500, `page-${offset}`),
   });
 
+  /** A ledger record's body as a request of thread t1 wrote it, for writing others by hand. */
+  async function ledgerBody(store: ContextStore, offload: ToolOutputOffload) {
+    await offload.fitContext(request('t1', conversation([pageStep(5)]), { system: longSystem }));
+    const [record] = await store.requests('t1');
+    const { threadId, step, at, reported, ...body } = record!;
+    return body;
+  }
+
   it("a page's clearing keeps the key of its text, and another page under the same id is shown as it is", async () => {
     const store = contextStore();
     const offload = budgeted(store);
@@ -192,9 +200,7 @@ describe('a clearing is shown only for the result it cleared (C4, a reused call 
   it('an older page record without the key is shown while its id names one result, and never for another', async () => {
     const store = contextStore();
     const offload = budgeted(store);
-    await offload.fitContext(request('t1', conversation([pageStep(5)]), { system: longSystem }));
-    const [record] = await store.requests('t1');
-    const { threadId, step, at, reported, ...body } = record!;
+    const body = await ledgerBody(store, offload);
     // As a version that kept no textKey wrote it, in another thread.
     const pointer = 'This result was cleared from the context: call read_file again to see it.';
     await store.recordRequest({
@@ -215,9 +221,7 @@ describe('a clearing is shown only for the result it cleared (C4, a reused call 
   it('refuses a text key that is not a result key, naming it', async () => {
     const store = contextStore();
     const offload = budgeted(store);
-    await offload.fitContext(request('t1', conversation([pageStep(5)]), { system: longSystem }));
-    const [record] = await store.requests('t1');
-    const { threadId, step, at, reported, ...body } = record!;
+    const body = await ledgerBody(store, offload);
     const cleared = [{ toolCallId: 'c9', toolName: 'read_file', pointer: 'cleared', tokens: 9, textKey: '../x' }];
     await expect(store.recordRequest({ threadId: 't3', at: Date.now(), record: body, cleared })).rejects.toThrow(
       /change\.cleared\[0\]\.textKey/,
