@@ -28,7 +28,7 @@ import { usageReporter } from './usage.js';
 // result, store a result it clears (C3), record the request in the thread's ledger, and take the
 // clearing back when that record fails (S3).
 
-/** Texts whose token counts are kept, and their characters together: a long thread is measured again for nothing. */
+/** Texts each cache keeps, and their characters together: a long thread is measured again for nothing. */
 const maxCachedTexts = 20_000;
 const maxCachedChars = 32 * 1024 * 1024;
 
@@ -328,7 +328,7 @@ export class ContextFitter {
     }
     // Stored whole or not at all: a stored copy cut to maxResultBytes would not read back as the result.
     if (bytes > limits.maxResultBytes) return undefined;
-    const key = await resultKeyFor(message.toolCallId, slot.text);
+    const key = await this.#keys.of({ toolCallId: message.toolCallId, text: slot.text });
     const path = resultPath(key);
     const pointer = clearedPointer({ ...facts, path, tokens: slot.tokens }, measure);
     if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
