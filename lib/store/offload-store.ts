@@ -248,6 +248,12 @@ export interface ClearedResult {
   toolName: string;
   /** The path the pointer names; absent for a file tool's page (its pointer names the call to repeat, O11). */
   path?: string;
+  /**
+   * For a result without a path (a file tool's page): the key `resultKeyFor` gives its tool call id
+   * and its text, so a reused call id never shows this pointer for another result (C4). A result
+   * with a path is known by its path. Absent in a record written before it was kept.
+   */
+  textKey?: string;
   /** Exactly the text every later request of the thread shows instead of the result (at most 60 estimated tokens). */
   pointer: string;
   /** The result's estimated tokens as the tool returned it (whole): what the ledger counts without the offload. */

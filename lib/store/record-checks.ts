@@ -31,6 +31,8 @@ const flag = (value: unknown) => typeof value === 'boolean';
 const counts = (value: unknown) => Array.isArray(value) && value.every(count);
 /** Estimated tokens: an estimator may count in fractions, never below 0. */
 const tokens = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/** What `resultKeyFor` makes: at most 49 of A-Z a-z 0-9 _ - (an id prefix, a hyphen, 24 hex digits). */
+const resultKey = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9_-]{1,49}$/.test(value);
 const absentOr = (holds: (value: unknown) => boolean) => (value: unknown) => value === undefined || holds(value);
 
 const infoFields: FieldCheck[] = [
@@ -268,6 +270,7 @@ const clearedBodyFields: FieldCheck[] = [
   ['toolCallId', 'a non-empty string', name],
   ['toolName', 'a string', text],
   ['path', 'a non-empty string or absent', absentOr(name)],
+  ['textKey', 'a result key or absent', absentOr(resultKey)],
   ['pointer', `a non-empty string of at most ${maxPointerChars} characters`, pointerText],
   ['tokens', 'a number of tokens', tokens],
 ];
@@ -331,8 +334,18 @@ export function requestFields(record: RequestRecord): RequestRecord {
 
 /** Only a cleared result's own fields (checked), without its rank. */
 export function clearedFields(record: ClearedResult): ClearedResult {
-  const { threadId, toolCallId, toolName, path, pointer, tokens, step, at } = record;
-  return { threadId, toolCallId, toolName, ...(path === undefined ? {} : { path }), pointer, tokens, step, at };
+  const { threadId, toolCallId, toolName, path, textKey, pointer, tokens, step, at } = record;
+  return {
+    threadId,
+    toolCallId,
+    toolName,
+    ...(path === undefined ? {} : { path }),
+    ...(textKey === undefined ? {} : { textKey }),
+    pointer,
+    tokens,
+    step,
+    at,
+  };
 }
 
 /** Cleared records in the order `cleared` promises: by step, then by their place in the change. */

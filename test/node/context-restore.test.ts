@@ -163,3 +163,68 @@ describe('a cleared result stays cleared (C4)', () => {
     expect(fitted.replacements.has(4)).toBe(false);
   });
 });
+
+describe('a clearing is shown only for the result it cleared (C4, a reused call id)', () => {
+  const page = (offset: number) => ({ path: '/large_tool_results/some-file', offset });
+  const pageStep = (offset: number) => ({
+    id: 'call_1',
+    toolName: 'read_file',
+    args: page(offset),
+    text: textOf(1500, `page-${offset}`),
+  });
+
+  /** A ledger record's body as a request of thread t1 wrote it, for writing others by hand. */
+  async function ledgerBody(store: ContextStore, offload: ToolOutputOffload) {
+    await offload.fitContext(request('t1', conversation([pageStep(5)]), { system: longSystem }));
+    const [record] = await store.requests('t1');
+    const { threadId, step, at, reported, ...body } = record!;
+    return body;
+  }
+
+  it("a page's clearing keeps the key of its text, and another page under the same id is shown as it is", async () => {
+    const store = contextStore();
+    const offload = budgeted(store);
+    const first = conversation([pageStep(5)]);
+    const fitted = await offload.fitContext(request('t1', first, { system: longSystem }));
+    expect(fitted.replacements.get(2)?.shownAs).toBe('pointer');
+    const [record] = await store.cleared('t1');
+    expect(record!.path).toBeUndefined();
+    expect(record!.textKey).toMatch(/^call_1-[0-9a-f]{24}$/);
+
+    const both = conversation([pageStep(5), pageStep(50)]);
+    const next = await offload.fitContext(request('t1', both, { system: longSystem }));
+    expect(next.replacements.get(2)?.text).toBe(record!.pointer);
+    expect(next.replacements.get(4)).toBeUndefined(); // its own text, never the first page's pointer
+  });
+
+  it('an older page record without the key is shown while its id names one result, and never for another', async () => {
+    const store = contextStore();
+    const offload = budgeted(store);
+    const body = await ledgerBody(store, offload);
+    // As a version that kept no textKey wrote it, in another thread.
+    const pointer = 'This result was cleared from the context: call read_file again to see it.';
+    await store.recordRequest({
+      threadId: 't2',
+      at: Date.now(),
+      record: body,
+      cleared: [{ toolCallId: 'call_1', toolName: 'read_file', pointer, tokens: 1500 }],
+    });
+    const one = await offload.fitContext(request('t2', conversation([pageStep(5)]), { system: longSystem }));
+    expect(one.replacements.get(2)?.text).toBe(pointer);
+    const two = await offload.fitContext(
+      request('t2', conversation([pageStep(5), pageStep(50)]), { system: longSystem }),
+    );
+    expect(two.replacements.get(2)).toBeUndefined();
+    expect(two.replacements.get(4)).toBeUndefined();
+  });
+
+  it('refuses a text key that is not a result key, naming it', async () => {
+    const store = contextStore();
+    const offload = budgeted(store);
+    const body = await ledgerBody(store, offload);
+    const cleared = [{ toolCallId: 'c9', toolName: 'read_file', pointer: 'cleared', tokens: 9, textKey: '../x' }];
+    await expect(store.recordRequest({ threadId: 't3', at: Date.now(), record: body, cleared })).rejects.toThrow(
+      /change\.cleared\[0\]\.textKey/,
+    );
+  });
+});

@@ -28,38 +28,68 @@ import { usageReporter } from './usage.js';
 // result, store a result it clears (C3), record the request in the thread's ledger, and take the
 // clearing back when that record fails (S3).
 
-/** Texts whose token counts are kept, and their characters together: a long thread is measured again for nothing. */
+/** Texts each cache keeps, and their characters together: a long thread is measured again for nothing. */
 const maxCachedTexts = 20_000;
 const maxCachedChars = 32 * 1024 * 1024;
 
 /**
- * Token counts by text, for the newest texts measured (least recently used go first): measuring a
- * thread's request again costs a lookup per text already seen, not a tokenization.
+ * Values by text, for the newest texts (least recently used go first, bounded by count and
+ * characters): measuring a thread's request again costs a lookup per text already seen.
  */
-class TokenCounts {
-  readonly #counts = new Map<string, number>();
+class TextCache<V> {
+  readonly #values = new Map<string, V>();
   #chars = 0;
+
+  get(text: string): V | undefined {
+    const known = this.#values.get(text);
+    if (known !== undefined) {
+      this.#values.delete(text);
+      this.#values.set(text, known);
+    }
+    return known;
+  }
+
+  set(text: string, value: V): void {
+    if (text.length > maxCachedChars / 8) return; // a huge text would push out everything else
+    if (!this.#values.delete(text)) this.#chars += text.length;
+    this.#values.set(text, value);
+    while (this.#values.size > maxCachedTexts || this.#chars > maxCachedChars) {
+      const oldest = this.#values.keys().next().value as string;
+      this.#values.delete(oldest);
+      this.#chars -= oldest.length;
+    }
+  }
+}
+
+/** Token counts by text: a thread's request measured again costs a lookup per text, not a tokenization. */
+class TokenCounts {
+  readonly #counts = new TextCache<number>();
 
   constructor(readonly measure: TokenMeasure) {}
 
   /** The text's estimated tokens, rounded up (so the ledger's parts, each a sum of them, add up exactly). */
   of(text: string): number {
     const known = this.#counts.get(text);
-    if (known !== undefined) {
-      this.#counts.delete(text);
-      this.#counts.set(text, known);
-      return known;
-    }
+    if (known !== undefined) return known;
     const count = Math.ceil(this.measure.tokens(text));
-    if (text.length > maxCachedChars / 8) return count; // a huge text would push out everything else
     this.#counts.set(text, count);
-    this.#chars += text.length;
-    while (this.#counts.size > maxCachedTexts || this.#chars > maxCachedChars) {
-      const oldest = this.#counts.keys().next().value as string;
-      this.#counts.delete(oldest);
-      this.#chars -= oldest.length;
-    }
     return count;
+  }
+}
+
+/**
+ * The key `resultKeyFor` gives each result (its tool call id and text), by text: every request
+ * checks each cleared record against its result (C4), and hashing them all again would not do.
+ */
+class ResultKeys {
+  readonly #keys = new TextCache<{ toolCallId: string; key: string }>();
+
+  async of({ toolCallId, text }: { toolCallId: string; text: string }): Promise<string> {
+    const known = this.#keys.get(text);
+    if (known?.toolCallId === toolCallId) return known.key;
+    const key = await resultKeyFor(toolCallId, text);
+    this.#keys.set(text, { toolCallId, key });
+    return key;
   }
 }
 
@@ -79,6 +109,7 @@ interface FitterOptions {
 export class ContextFitter {
   readonly #options: FitterOptions;
   readonly #tokens: TokenCounts;
+  readonly #keys = new ResultKeys();
   /** Each thread's ledger writes not awaited, in order: the tail of its queue. */
   readonly #writes = new Map<string, Promise<unknown>>();
 
@@ -119,8 +150,13 @@ export class ContextFitter {
       tokensBefore > budget.maxRequestTokens
     ) {
       let freed = 0;
+      // The store keeps one record a tool call id (the first): a result whose id another result's
+      // record holds (a reused id) cannot stay cleared (C4), so it is shown as it is.
+      const takenIds = new Set(cleared.keys());
       for (const slot of clearable(slots, budget, lastAssistant)) {
         if (total() <= budget.maxRequestTokens && freed >= budget.clearAtLeastTokens) break;
+        if (takenIds.has(slot.message.toolCallId)) continue;
+        takenIds.add(slot.message.toolCallId);
         const clearing = await this.#clear(request, slot, calls.get(slot.message.toolCallId));
         if (clearing === undefined) continue;
         const { text, tokens: shownTokens, shownAs, wholeTokens, path, replaced } = slot;
@@ -160,10 +196,15 @@ export class ContextFitter {
         ledgerRecord = Promise.resolve(recorded);
         // Another tab may have cleared one first: its record is the one every later request shows (C4).
         const kept = new Map(recorded.cleared.map((record) => [record.toolCallId, record]));
-        for (const slot of clearedNow.keys()) {
+        for (const [slot, clearing] of clearedNow) {
           const record = kept.get(slot.message.toolCallId);
-          if (record !== undefined && record.pointer !== slot.text) {
+          if (record === undefined || record.pointer === slot.text) continue;
+          if (record.path === clearing.path && record.textKey === clearing.textKey) {
             Object.assign(slot, { text: record.pointer, tokens: tokens(record.pointer), path: record.path });
+          } else {
+            // Another result under the same id (reused) was cleared first: this one is shown as it was.
+            Object.assign(slot, slot.before, { before: undefined });
+            clearedNow.delete(slot);
           }
         }
         events.push({
@@ -197,23 +238,11 @@ export class ContextFitter {
     const { shown } = this.#options;
     const slots: ResultInRequest[] = [];
     const results: ResultInRequest[] = [];
+    /** Results under each tool call id: a model may reuse one. */
+    const named = new Map<string, number>();
     for (const [index, message] of request.messages.entries()) {
       if (message.role !== 'tool' || !isResult(message)) continue;
-      const record = cleared.get(message.toolCallId);
-      // A result after the last assistant message was never cleared (C5): its id is another result's, reused.
-      if (record !== undefined && index < lastAssistant) {
-        const tokens = this.#tokens.of(record.pointer);
-        slots.push({
-          index,
-          message,
-          shownAs: 'pointer',
-          text: record.pointer,
-          tokens,
-          wholeTokens: record.tokens,
-          path: record.path,
-        });
-        continue;
-      }
+      named.set(message.toolCallId, (named.get(message.toolCallId) ?? 0) + 1);
       const tokens = this.#tokens.of(message.text);
       const slot: ResultInRequest = {
         index,
@@ -233,7 +262,41 @@ export class ContextFitter {
       results.map((slot) => slot.message),
     );
     for (const [i, slot] of results.entries()) showAsReplaced(slot, replaced[i]);
+    // C4: a result cleared before shows its record's pointer, when the record is this result's own.
+    for (const slot of slots) {
+      const record = cleared.get(slot.message.toolCallId);
+      // A result after the last assistant message was never cleared (C5): its id is another result's, reused.
+      if (record === undefined || slot.index >= lastAssistant) continue;
+      if (!(await this.#clearedThis(record, slot, named))) continue;
+      Object.assign(slot, {
+        shownAs: 'pointer',
+        text: record.pointer,
+        tokens: this.#tokens.of(record.pointer),
+        wholeTokens: record.tokens,
+        path: record.path,
+        replaced: undefined,
+      });
+    }
     return slots;
+  }
+
+  /**
+   * Whether `record` cleared this result, not another one under the same tool call id (a model
+   * may reuse ids): the same path (its preview's entry, or where it was stored to be cleared, C3),
+   * or for a page the same key of its text. An older page record, without that key, is the
+   * result's only when the request has no other result under its id: shown as it is otherwise.
+   */
+  async #clearedThis(
+    record: ClearedResult,
+    slot: ResultInRequest,
+    named: ReadonlyMap<string, number>,
+  ): Promise<boolean> {
+    const { message } = slot;
+    if (record.path !== undefined) {
+      return slot.replaced?.path === record.path || record.path === resultPath(await this.#keys.of(message));
+    }
+    if (record.textKey !== undefined) return record.textKey === (await this.#keys.of(message));
+    return named.get(message.toolCallId) === 1;
   }
 
   /**
@@ -260,11 +323,12 @@ export class ContextFitter {
     if (isPage) {
       // O11: a file tool's page is never stored again; its pointer names the call to repeat.
       const pointer = clearedPointer({ ...facts, tokens: slot.tokens, args: call?.args }, measure);
-      return pointer !== undefined && this.#tokens.of(pointer) < slot.tokens ? { ...base, pointer } : undefined;
+      if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
+      return { ...base, pointer, textKey: await this.#keys.of(message) };
     }
     // Stored whole or not at all: a stored copy cut to maxResultBytes would not read back as the result.
     if (bytes > limits.maxResultBytes) return undefined;
-    const key = await resultKeyFor(message.toolCallId, slot.text);
+    const key = await this.#keys.of({ toolCallId: message.toolCallId, text: slot.text });
     const path = resultPath(key);
     const pointer = clearedPointer({ ...facts, path, tokens: slot.tokens }, measure);
     if (pointer === undefined || this.#tokens.of(pointer) >= slot.tokens) return undefined;
