@@ -58,6 +58,9 @@ export async function commit(
   const { threadId, key, turnId, seen } = change;
   checkBound('commit', change.maxTotalBytes);
   if (change.expireBefore !== undefined) checkExpireBefore('commit', change.expireBefore);
+  if (change.evict !== undefined && typeof change.evict !== 'boolean') {
+    throw new TypeError(`commit: evict must be a boolean, got ${quoteForMessage(change.evict)}`);
+  }
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
   const [run, staged, live, oldestBefore, seenBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
@@ -93,6 +96,13 @@ export async function commit(
     return { value, events, error };
   }
   const liveNow = live && !expired.has(live.key) ? live : undefined;
+  if (change.evict === false && (liveNow || run.thread.totalBytes + staged.bytes > maxTotalBytes)) {
+    // An optional copy (C3) that fits only by evicting is not stored: nothing else changes.
+    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
+    const { value, events } = await expiredOnly();
+    if (expired.size === 0) await tx.putThread(run.thread);
+    return { value, events };
+  }
   if (liveNow) run.evict(liveNow, 'replaced', logTurn);
   // Still the oldest unless it was the entry just replaced or it expired.
   let oldest =
@@ -206,8 +216,8 @@ export async function restoreTurn(
 }
 
 /**
- * Evicts the thread's oldest entry (reason 'bound') with its text, to free room when a commit was
- * refused for a full quota. False when the thread has nothing left to evict.
+ * Evicts the thread's oldest entry (reason 'quota': the thread may be well within its bound) with
+ * its text, to free room when a commit was refused for a full quota. False when the thread has nothing left to evict.
  */
 export async function evictOldest(
   tx: StoreTx,
@@ -218,7 +228,7 @@ export async function evictOldest(
   const run = await ThreadChange.open(tx, threadId, undefined, now);
   const oldest = await tx.oldestEntry(threadId);
   if (!oldest) return { value: undefined, events: [] };
-  run.evict(oldest, 'bound', turnId, true);
+  run.evict(oldest, 'quota', turnId, true);
   await run.finish();
   return { value: run.evicted[0], events: run.events };
 }
