@@ -84,25 +84,24 @@ export async function commit(
   }
   if (!staged) return expiredOnly();
   const maxTotalBytes = holdToBound(run.thread, change.maxTotalBytes);
-  if (staged.bytes > maxTotalBytes) {
+  /** Not stored: its staged copy goes; the thread keeps its (maybe lowered) bound and its expiry. */
+  const notStored = async () => {
     await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
-    const { value, events } = await expiredOnly();
+    const outcome = await expiredOnly();
     if (expired.size === 0) await tx.putThread(run.thread);
+    return outcome;
+  };
+  if (staged.bytes > maxTotalBytes) {
     const lower =
       maxTotalBytes < change.maxTotalBytes ? ', the smallest bound of the agents writing to the thread' : '';
     const error = new RangeError(
       `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}${lower}); it was not stored`,
     );
-    return { value, events, error };
+    return { ...(await notStored()), error };
   }
   const liveNow = live && !expired.has(live.key) ? live : undefined;
-  if (change.evict === false && (liveNow || run.thread.totalBytes + staged.bytes > maxTotalBytes)) {
-    // An optional copy (C3) that fits only by evicting is not stored: nothing else changes.
-    await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
-    const { value, events } = await expiredOnly();
-    if (expired.size === 0) await tx.putThread(run.thread);
-    return { value, events };
-  }
+  // An optional copy (C3) that fits only by evicting is not stored: nothing else changes.
+  if (change.evict === false && (liveNow || run.thread.totalBytes + staged.bytes > maxTotalBytes)) return notStored();
   if (liveNow) run.evict(liveNow, 'replaced', logTurn);
   // Still the oldest unless it was the entry just replaced or it expired.
   let oldest =
