@@ -174,7 +174,7 @@ ${/* Narrow: time, reason and size on one line, what it was about whole below th
   font-size: 12px; overflow-wrap: anywhere; min-height: 0; }
 .event button:hover { text-decoration: underline; }
 .reason { font-size: 11px; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; justify-self: start; }
-.reason-bound { color: var(--accent); } .reason-replaced { color: var(--fg-muted); }
+.reason-bound, .reason-quota { color: var(--accent); } .reason-replaced { color: var(--fg-muted); }
 .reason-summarized { color: var(--ok); } .reason-blocked { color: var(--danger); } .reason-failed { color: var(--danger); }
 .reason-expired, .reason-cleared { color: var(--fg-muted); } .reason-other { color: var(--fg-muted); }
 .tool-name { font-family: var(--mono); font-size: 12px; }

@@ -67,7 +67,7 @@ function When({ at, now }: { at: number; now: number }) {
 }
 
 /** A class name for the reason's colour: only the reasons this version knows get their own. */
-const knownReasons = new Set(['bound', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
+const knownReasons = new Set(['bound', 'quota', 'summarized', 'blocked', 'replaced', 'expired', 'cleared']);
 const reasonClass = (reason: string) => `reason reason-${knownReasons.has(reason) ? reason : 'other'}`;
 
 /** The eviction log as a timeline, newest first: time, reason, path and tool, bytes. */

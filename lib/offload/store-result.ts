@@ -82,8 +82,11 @@ type StoreOutcome =
   | { stored: StoredText; applied?: AppliedChange; failure?: undefined; why?: undefined }
   | { stored?: undefined; failure: StoreFailure; why: string };
 
-/** When `storeResult` commits: later (the caller applies `commit`), or now, as one call. */
-type CommitWhen = 'later' | { now: { turnId?: string; seen?: SeenDetails } };
+/**
+ * When `storeResult` commits: later (the caller applies `commit`), or now, as one call; `optional`:
+ * a copy stored only if the thread fits it without evicting anything (the budget's, C3).
+ */
+type CommitWhen = 'later' | { now: { turnId?: string; seen?: SeenDetails; optional?: true } };
 
 /** A commit's age limit (`expireBefore`) for `maxAgeMs` as of now; nothing when there is no limit. */
 export function expiryOf(maxAgeMs: number | undefined): { expireBefore?: number } {
@@ -235,7 +238,7 @@ export async function storeResult(
     return reportStoreFailure(store, failed, error);
   }
   if (when === 'later') return { stored };
-  const { turnId, seen } = when.now;
+  const { turnId, seen, optional } = when.now;
   try {
     const applied = await store.apply({
       type: 'commit',
@@ -244,6 +247,7 @@ export async function storeResult(
       maxTotalBytes: limits.maxTotalBytes,
       ...(turnId === undefined ? {} : { turnId }),
       ...(seen === undefined ? {} : { seen }),
+      ...(optional ? { evict: false } : {}),
       ...expiryOf(limits.maxAgeMs),
     });
     return { stored, applied };

@@ -6,6 +6,8 @@ import type { EvictionReason, EvictionRecord } from './offload-store.js';
  */
 const evictedBecause: Record<EvictionReason, string> = {
   bound: "to keep the thread's stored results within maxTotalBytes (the oldest results go first)",
+  quota:
+    "to make room for a newer result when the browser's storage for this site was full (the oldest results go first)",
   summarized: 'because a summary now covers the conversation that produced it',
   blocked: 'because the turn that stored it was blocked by an output check',
   replaced: 'because a rerun of the same call replaced it',

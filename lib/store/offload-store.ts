@@ -30,7 +30,7 @@ export interface StoredResultInfo {
 }
 
 /** Why an entry left the store: see `EvictionRecord.reason`. */
-export type EvictionReason = 'bound' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
+export type EvictionReason = 'bound' | 'quota' | 'summarized' | 'blocked' | 'replaced' | 'expired' | 'cleared';
 
 /** One eviction in a thread's log (kept for the newest `logRetention` a thread, S1). */
 export interface EvictionRecord {
@@ -42,7 +42,8 @@ export interface EvictionRecord {
   /** When, in ms since 1970. */
   at: number;
   /**
-   * 'bound': the oldest, to fit maxTotalBytes (O3); 'summarized': a summary covers it (O7);
+   * 'bound': the oldest, to fit maxTotalBytes (O3); 'quota': the oldest, to make room for a commit a
+   * full quota refused (S3); 'summarized': a summary covers it (O7);
    * 'blocked': its turn was undone (O8); 'replaced': a rerun of the call; 'expired': the age limit
    * (O13); 'cleared': clearThread.
    */
@@ -163,6 +164,14 @@ export type StoreChange =
        * transaction (reason 'expired'), texts and all, so no Block brings them back. Default: none.
        */
       expireBefore?: number;
+      /**
+       * Whether the commit may evict other entries to fit: false for a copy that is only optional
+       * (the context budget's, C3), which is stored only if the thread fits it as it is; otherwise
+       * its staged copy goes, nothing is evicted (none for the bound, none to make room under a full
+       * quota, whose error is then thrown at once) and `stored` is empty.
+       * @default true
+       */
+      evict?: boolean;
     }
   | { type: 'drop'; threadId: string; keys: readonly string[]; turnId: string; reason: 'summarized' }
   /** Evicts the thread's entries created before `before` (reason 'expired'), texts and all. */
@@ -441,7 +450,7 @@ export interface WritableOffloadStore extends OffloadStore {
    * thread fits the smallest maxTotalBytes any commit to it gave (O3); a result larger than that
    * is a RangeError. A commit whose staged text is missing (already committed, or never staged)
    * changes nothing. A commit refused for a full quota is retried after evicting the thread's
-   * oldest entry (reason 'bound', its text deleted to free room; each eviction its own
+   * oldest entry (reason 'quota', its text deleted to free room; each eviction its own
    * transaction) until it goes through or nothing is left to evict; then the QuotaExceededError
    * is thrown, and the staged text stays, so reads of the key are served from it once the failure
    * is reported (S3). Each eviction is logged and told as an 'evicted' event.

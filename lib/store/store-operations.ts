@@ -58,6 +58,9 @@ export async function commit(
   const { threadId, key, turnId, seen } = change;
   checkBound('commit', change.maxTotalBytes);
   if (change.expireBefore !== undefined) checkExpireBefore('commit', change.expireBefore);
+  if (change.evict !== undefined && typeof change.evict !== 'boolean') {
+    throw new TypeError(`commit: evict must be a boolean, got ${quoteForMessage(change.evict)}`);
+  }
   // Everything the commit may need, read at once; the oldest entry in case one must be evicted.
   const [run, staged, live, oldestBefore, seenBefore] = await Promise.all([
     ThreadChange.open(tx, threadId, turnId, now),
@@ -81,18 +84,24 @@ export async function commit(
   }
   if (!staged) return expiredOnly();
   const maxTotalBytes = holdToBound(run.thread, change.maxTotalBytes);
-  if (staged.bytes > maxTotalBytes) {
+  /** Not stored: its staged copy goes; the thread keeps its (maybe lowered) bound and its expiry. */
+  const notStored = async () => {
     await Promise.all([tx.deleteStaged(threadId, key), tx.deleteText(staged.textId)]);
-    const { value, events } = await expiredOnly();
+    const outcome = await expiredOnly();
     if (expired.size === 0) await tx.putThread(run.thread);
+    return outcome;
+  };
+  if (staged.bytes > maxTotalBytes) {
     const lower =
       maxTotalBytes < change.maxTotalBytes ? ', the smallest bound of the agents writing to the thread' : '';
     const error = new RangeError(
       `${staged.path} takes ${staged.bytes} bytes, more than maxTotalBytes (${maxTotalBytes}${lower}); it was not stored`,
     );
-    return { value, events, error };
+    return { ...(await notStored()), error };
   }
   const liveNow = live && !expired.has(live.key) ? live : undefined;
+  // An optional copy (C3) that fits only by evicting is not stored: nothing else changes.
+  if (change.evict === false && (liveNow || run.thread.totalBytes + staged.bytes > maxTotalBytes)) return notStored();
   if (liveNow) run.evict(liveNow, 'replaced', logTurn);
   // Still the oldest unless it was the entry just replaced or it expired.
   let oldest =
@@ -206,8 +215,8 @@ export async function restoreTurn(
 }
 
 /**
- * Evicts the thread's oldest entry (reason 'bound') with its text, to free room when a commit was
- * refused for a full quota. False when the thread has nothing left to evict.
+ * Evicts the thread's oldest entry (reason 'quota': the thread may be well within its bound) with
+ * its text, to free room when a commit was refused for a full quota. False when the thread has nothing left to evict.
  */
 export async function evictOldest(
   tx: StoreTx,
@@ -218,7 +227,7 @@ export async function evictOldest(
   const run = await ThreadChange.open(tx, threadId, undefined, now);
   const oldest = await tx.oldestEntry(threadId);
   if (!oldest) return { value: undefined, events: [] };
-  run.evict(oldest, 'bound', turnId, true);
+  run.evict(oldest, 'quota', turnId, true);
   await run.finish();
   return { value: run.evicted[0], events: run.events };
 }

@@ -191,7 +191,8 @@ export class OffloadStoreShell implements WritableOffloadStore {
     const now = Date.now();
     const applyIt = () => this.#write(CHANGE, (tx) => operations.applyChange(tx, change, now));
     const outcome =
-      change?.type === 'commit'
+      // An optional copy (evict: false) makes no room: a full quota refuses it at once.
+      change?.type === 'commit' && change.evict !== false
         ? await operations.commitMakingRoom({
             commit: applyIt,
             evictOldest: () =>

@@ -595,6 +595,64 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(over).toMatchObject({ totalBytes: 41, entries: 2 });
       }));
 
+    it('an optional commit (evict: false) is stored only if the thread fits it as it is: it never evicts', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(60));
+        await store.stage(result('a', 'fits', 'y'.repeat(40), 't1'));
+        const fits = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'fits',
+          maxTotalBytes: 100,
+          evict: false,
+        });
+        expect(fits).toEqual({ stored: ['fits'], evicted: [], totalBytes: 100, entries: 2 });
+        await store.stage(result('a', 'over', 'z', 't1'));
+        const over = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'over',
+          maxTotalBytes: 100,
+          evict: false,
+        });
+        expect(over).toEqual({ stored: [], evicted: [], totalBytes: 100, entries: 2 });
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['k1', 'fits']);
+        expect(await store.evictions('a')).toEqual([]);
+        // Its staged copy went with it: a normal commit of the key finds nothing to make live.
+        const again = await store.apply({ type: 'commit', threadId: 'a', key: 'over', maxTotalBytes: 100 });
+        expect(again.stored).toEqual([]);
+        // Nor does it replace the key's own live entry.
+        await store.stage(result('a', 'fits', 'w', 't1'));
+        const same = await store.apply({
+          type: 'commit',
+          threadId: 'a',
+          key: 'fits',
+          maxTotalBytes: 100,
+          evict: false,
+        });
+        expect(same).toMatchObject({ stored: [], evicted: [] });
+        expect(await store.read('a', 'fits')).toBe('y'.repeat(40));
+      }));
+
+    it.skipIf(!failCommits)('an optional commit makes no room when a full quota refuses it: nothing is evicted', () =>
+      withStore(async (store) => {
+        await put(store, 'a', 'k1', 'x'.repeat(20));
+        await store.stage(result('a', 'copy', 'c'.repeat(10), 't1'));
+        const stop = failCommits!(1);
+        let error: Error;
+        try {
+          error = await rejection(
+            store.apply({ type: 'commit', threadId: 'a', key: 'copy', maxTotalBytes: 100, evict: false }),
+          );
+        } finally {
+          stop();
+        }
+        expect(error.name).toBe('QuotaExceededError');
+        expect((await store.list('a')).map((e) => e.key)).toEqual(['k1']);
+        expect(await store.evictions('a')).toEqual([]);
+      }),
+    );
+
     it('restoreTurn keeps the bound when another writer committed since: the oldest go (reason bound)', () =>
       withStore(async (store) => {
         await put(store, 'a', 'X', 'x'.repeat(70), 't0');
@@ -652,17 +710,18 @@ export function storeContract<Store extends WritableOffloadStore>(
             stop();
           }
           expect(applied.stored).toEqual(['new']);
+          // Well within its bound (90 of 100 bytes): the quota, not the bound, evicted them.
           expect(applied.evicted.map((e) => [e.key, e.reason])).toEqual([
-            ['k1', 'bound'],
-            ['k2', 'bound'],
+            ['k1', 'quota'],
+            ['k2', 'quota'],
           ]);
           expect((await store.list('a')).map((e) => e.key)).toEqual(['k3', 'new']);
           expect(await store.totalBytes('a')).toBe(50);
           expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([
-            ['k1', 'bound'],
-            ['k2', 'bound'],
+            ['k1', 'quota'],
+            ['k2', 'quota'],
           ]);
-          says(await evictedRead(store.read('a', 'k1'), 'bound'), 'maxTotalBytes');
+          says(await evictedRead(store.read('a', 'k1'), 'quota'), 'storage for this site was full');
           expect(events.map((e) => `${e.type} ${e.key} ${e.totalBytes}`)).toEqual([
             'evicted k1 40',
             'evicted k2 20',
@@ -689,7 +748,7 @@ export function storeContract<Store extends WritableOffloadStore>(
           }
           expect(error.name).toBe('QuotaExceededError');
           expect(await store.list('a')).toEqual([]);
-          expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+          expect((await store.evictions('a')).map((e) => [e.key, e.reason])).toEqual([['k1', 'quota']]);
           // Until the failure is recorded the staged text stays out of sight, as any staged text.
           expect((await rejection(store.read('a', 'new'))) as BackendError).toMatchObject({ code: 'not-found' });
           const failure = { threadId: 'a', key: 'new', path: '/large_tool_results/new', toolName: 'fetch', bytes: 14 };

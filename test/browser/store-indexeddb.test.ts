@@ -163,8 +163,9 @@ describe('IndexedDbOffloadStore', () => {
     ).rejects.toMatchObject({ name: 'QuotaExceededError' });
     restore();
     // The commit evicted k1 in its transaction, rolled back with it; the retry evicted k1 once,
-    // on its own, with its text, and the commit still failed: nothing else changed.
-    expect((await store.evictions('t')).map((e) => [e.key, e.reason])).toEqual([['k1', 'bound']]);
+    // on its own, with its text, to make room in the full quota, and the commit still failed:
+    // nothing else changed.
+    expect((await store.evictions('t')).map((e) => [e.key, e.reason])).toEqual([['k1', 'quota']]);
     const after = await snapshot(store.name, 't');
     const k1Text = before.entries[0]!.textId;
     expect(after.textIds.sort()).toEqual(before.textIds.filter((id) => id !== k1Text).sort());

@@ -67,10 +67,11 @@ describe('a cleared result can be read back (C3)', () => {
     const pointer = one.replacements.get(2)!.text;
     const key = pathIn(pointer)!.slice('/large_tool_results/'.length);
 
-    steps.push({ id: 'c2', toolName: 'fetch_orders', text: textOf(1500, 'second') });
+    // A result offloaded later takes the room (the budget's own copies never evict, C3).
+    const second = await offloaded(offload, 't1', 'c2', textOf(25_000, 'second'));
+    steps.push({ id: 'c2', toolName: 'fetch_orders', text: second.text });
     const two = await offload.fitContext(request('t1', conversation(steps), { system: longSystem }));
     expect(two.replacements.get(2)!.text).toBe(pointer);
-    expect(two.replacements.get(4)!.shownAs).toBe('pointer');
     const error = await store.read('t1', key).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BackendError);
     expect((error as BackendError).code).toBe('evicted');

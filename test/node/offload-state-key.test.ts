@@ -104,7 +104,7 @@ describe('the offload state key', () => {
     }
     // key-1 was evicted to make room, and the commit still failed.
     expect(value).toEqual({ entries: 0, totalBytes: 0, turns: ['turn-1'] });
-    expect((await store.evictions('t1')).map((e) => [e.key, e.reason])).toEqual([['key-1', 'bound']]);
+    expect((await store.evictions('t1')).map((e) => [e.key, e.reason])).toEqual([['key-1', 'quota']]);
     expect(await store.failures('t1')).toEqual([expect.objectContaining({ key: 'key-2', toolName: 'fetch_page' })]);
     expect(await offload.backend('t1').read('/key-2')).toBe(bigText(120));
     // Settling its turn keeps it readable.

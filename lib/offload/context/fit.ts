@@ -6,7 +6,7 @@ import { readToolNames } from '../read-tools.js';
 import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
 import type { ShownTexts } from '../shown-texts.js';
-import { reportStoreFailure, stagingTag, storeResult } from '../store-result.js';
+import { stagingTag, storeResult } from '../store-result.js';
 import {
   checkRequest,
   clearable,
@@ -337,8 +337,9 @@ export class ContextFitter {
   }
 
   /**
-   * Stores a result to clear it (C3), as any stored result: staged, then committed within the
-   * thread's bound (its oldest evicted, O3), tagged with the turn so an output Block takes it back (C7).
+   * Stores a result to clear it (C3), as any stored result: staged, then committed, tagged with the
+   * turn so an output Block takes it back (C7). The copy is optional: it is stored only if the
+   * thread fits it as it is, never by evicting a stored result (nor making room in a full quota).
    */
   async #store(request: ContextRequest, slot: ResultInRequest, key: string, pointer: string): Promise<boolean> {
     const { store, limits, measure, onStored } = this.#options;
@@ -355,15 +356,12 @@ export class ContextFitter {
       store,
       { ...limits, measure },
       { ...toStore, turnId: turnId ?? stagingTag() },
-      { now: turnId === undefined ? {} : { turnId } },
+      { now: { optional: true, ...(turnId === undefined ? {} : { turnId }) } },
     );
     // S3: not cleared; the failure is recorded (storeResult), and a staging of its own is deleted.
     if (outcome.stored === undefined) return false;
-    if (!outcome.applied?.stored.includes(key)) {
-      const failed = { threadId, key, toolName, bytes: utf8Bytes(slot.text) };
-      await reportStoreFailure(store, failed, 'its staged copy was gone before it was committed');
-      return false;
-    }
+    // It would fit only by evicting (or its staged copy went first): not cleared, sent as it is.
+    if (!outcome.applied?.stored.includes(key)) return false;
     onStored(threadId, key);
     return true;
   }
