@@ -31,7 +31,8 @@ function readBackWith(readTools: readonly string[] | undefined): ReadBack {
   };
 }
 
-function plural(count: number, noun: string): string {
+/** `1 line`, `2 lines`: a count and its noun, as every text of the offload words them. */
+export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
