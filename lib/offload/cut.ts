@@ -2,32 +2,11 @@ import { cutPage, printPage } from '../backends/file-tool-page.js';
 import type { FilePage } from '../shared/content.js';
 import { cutToChars } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
+import { type CutReason, cutNote } from './words.js';
 
 /** Whether a text is over the threshold, in estimated tokens (O1). */
 function isOverThreshold(text: string, thresholdTokens: number, measure = charsPerTokenMeasure): boolean {
   return !measure.within(text, thresholdTokens);
-}
-
-export type CutReason = { kind: 'over-threshold' } | { kind: 'read-from-mount' } | { kind: 'not-stored'; why: string };
-
-const maxWhyChars = 200;
-
-function cutNote(
-  reason: CutReason,
-  originalChars: number,
-  originalTokens: number,
-  shownChars: number,
-  thresholdTokens: number,
-): string {
-  const what = `[Cut: this tool result has ${originalChars} characters (about ${originalTokens} tokens), over the ${thresholdTokens}-token limit; only the first ${shownChars} characters are shown.`;
-  switch (reason.kind) {
-    case 'over-threshold':
-      return `${what} The full text was not stored.]`;
-    case 'read-from-mount':
-      return `${what} It was read from a stored result and is not stored again: read a smaller part with read_file (a smaller offset/limit) or search it with grep.]`;
-    case 'not-stored':
-      return `${what} It could not be stored (${cutToChars(reason.why, maxWhyChars)}), so the rest is not available.]`;
-  }
 }
 
 /** A text as `cutWithNote` gives it back: with the original's estimated tokens when it was cut. */

@@ -6,6 +6,7 @@
 // passes with an explicit stack, so no depth and no number of keys can overflow the stack or
 // freeze the page; only the first few levels are laid out.
 import { utf8Bytes } from '../shared/text.js';
+import { plural } from './words.js';
 
 /** How a JSON result was stored, for its header and preview. */
 export interface JsonLayout {
@@ -212,10 +213,6 @@ function membersShape(
     members.push(member);
   }
   return `{${members.join(', ')}}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /**

@@ -8,8 +8,8 @@ import { checkOptionNames } from '../shared/checks.js';
 import { BackendError } from '../shared/errors.js';
 import { isIdempotencyKey } from '../shared/ids.js';
 import type { LinesRead, StoredResultInfo, WritableOffloadStore } from '../store/offload-store.js';
-import { readFailureInWords } from './read-failure-words.js';
 import { offloadMount } from './result-path.js';
+import { readFailureInWords } from './words.js';
 
 const mountDir = offloadMount.slice(0, -1);
 

@@ -1,15 +1,11 @@
-import { type ReadPosition, readFileCall } from '../backends/file-tool-page.js';
-import { pageLinesOf } from '../backends/file-tool-read-file.js';
-import { pageLimits } from '../backends/file-tool-specs.js';
+import type { ReadPosition } from '../backends/file-tool-page.js';
 import { countLines, cutLine, cutToChars, sliceLines, splitLines } from '../shared/text.js';
 import { charsPerTokenMeasure, type TokenMeasure } from '../tokens/token-measure.js';
 import { type JsonLayout, jsonShapeLines } from './json-layout.js';
-import { readBackWith } from './result-path.js';
+import { type HeaderFacts, offloadHeader, tailMarker } from './words.js';
 
 /** A preview line longer than this is cut, so one huge line cannot crowd out the others. */
 const maxPreviewLineChars = 500;
-/** Tool names are the app's own, but one could be long; the header shows at most this much of it. */
-const maxToolNameChars = 64;
 
 /** What the header says about a stored result. */
 interface OffloadedText {
@@ -40,67 +36,24 @@ interface PreviewLimits {
   readTools?: readonly string[];
 }
 
-/** The lines a page of the read tools holds: what the header's call asks for, as much as one page shows (B5). */
-const pageLines = pageLinesOf(pageLimits());
-
-/** How the header says to read the rest, naming only the tools the model has. */
-function readingLine(path: string, next: ReadPosition, readTools: readonly string[] | undefined): string {
-  const { readFile: read, grep } = readBackWith(readTools);
-  const parts: string[] = [];
-  if (read) {
-    const count =
-      next.charOffset > 0
-        ? 'offset and limit count lines, from 0; charOffset characters of that line'
-        : 'offset and limit count lines, from 0';
-    parts.push(`To read more: ${readFileCall(path, next, pageLines)} (${count}).`);
-  }
-  if (grep) parts.push(`To search: grep {"pattern":"<regex>","path":${JSON.stringify(path)}}.`);
-  if (parts.length > 0) return parts.join(' ');
-  return 'You have no tool to read it: it is kept for the app and its inspector, and only the lines below are available to you.';
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** What the preview shows: how many lines, and where to continue reading from. */
-interface Shown {
-  lines: number;
-  next: ReadPosition;
-}
-
-/** Line counts, computed once (a stored text may be megabytes). */
-interface LineCounts {
-  original: number;
-  stored: number;
-}
-
-/**
- * The header the model sees instead of a stored result (O1): the path, the tool, the original and
- * stored sizes, whether the stored copy was cut, and how to read the rest.
- */
-function offloadHeader(
+/** What the header says about `result`, given its line counts (computed once: a stored text may be megabytes). */
+function headerFacts(
   result: OffloadedText,
   limits: PreviewLimits,
-  counts: LineCounts,
-  shown: Shown,
-  shape: readonly string[],
-): string {
-  const truncated = result.truncated ?? result.stored.length < result.original.length;
-  const tool = JSON.stringify(cutToChars(result.toolName, maxToolNameChars));
-  const stored = plural(counts.stored, 'line');
-  const lines = [
-    `[Stored tool result] The output of tool ${tool} is over ${limits.thresholdTokens} tokens, so it was stored as a file instead of being shown here.`,
-    `Path: ${result.path}`,
-    `Original size: ${result.originalBytes} bytes, about ${result.originalTokens ?? Math.ceil(result.original.length / 4)} tokens, ${plural(counts.original, 'line')}.`,
-    truncated
-      ? `Stored: the first ${result.storedBytes} bytes (${stored}) only; the text was cut to the maxResultBytes limit and the rest was not stored.`
-      : `Stored: all ${result.storedBytes} bytes (${stored}).`,
-    readingLine(result.path, shown.next, limits.readTools),
-    ...shape,
-  ];
-  if (shown.lines > 0) lines.push(`First ${shown.lines} of ${stored}:`);
-  return lines.join('\n');
+  counts: { original: number; stored: number },
+): HeaderFacts {
+  return {
+    path: result.path,
+    toolName: result.toolName,
+    thresholdTokens: limits.thresholdTokens,
+    originalBytes: result.originalBytes,
+    originalTokens: result.originalTokens ?? Math.ceil(result.original.length / 4),
+    originalLines: counts.original,
+    storedBytes: result.storedBytes,
+    storedLines: counts.stored,
+    truncated: result.truncated ?? result.stored.length < result.original.length,
+    ...(limits.readTools === undefined ? {} : { readTools: limits.readTools }),
+  };
 }
 
 /** Room cutLine's marker ("… [line cut: N of M characters shown]") may take beyond the characters kept. */
@@ -144,10 +97,6 @@ function lastLines(text: string, count: number): string[] {
   return lines;
 }
 
-function tailMarker(omitted: number, shown: number, total: number): string {
-  return `[… ${plural(omitted, 'line')} not shown …]\nLast ${shown} of ${plural(total, 'line')} of the output:`;
-}
-
 /** A stored result's replacement, as the offload made it: kept as data, never read back from the text (O1, C6). */
 export interface OffloadPreview {
   /** What the model is shown: the header, the first lines and, with a tail, the last ones. */
@@ -169,6 +118,7 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
   const original = countLines(result.original);
   // The stored copy is the original itself unless it was cut: counted once then.
   const counts = { original, stored: result.stored === result.original ? original : countLines(result.stored) };
+  const facts = headerFacts(result, limits, counts);
   // A JSON result's lines are those of its laid-out copy; any other's, the original's.
   const lineSource = result.json ? result.stored : result.original;
   const sourceLines = result.json ? counts.stored : counts.original;
@@ -183,13 +133,13 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
       lines: limits.previewLines,
       next: { offset: limits.previewLines, charOffset: maxPreviewLineChars },
     };
-    const room = budget - offloadHeader(result, limits, counts, widest, shape).length;
+    const room = budget - offloadHeader(facts, widest, shape).length;
     const markerChars = tail.length > 0 ? tailMarker(sourceLines, tail.length, sourceLines).length + 1 : 0;
     // With a tail, the first lines take at most half the room, so the last lines are shown too.
     const first = linesWithin(head, tail.length > 0 ? Math.floor((room - markerChars) / 2) : room);
     const last = linesWithin([...tail].reverse(), room - first.used - markerChars);
     const shown = { lines: first.shown.length, next: nextAfter(first) };
-    const header = offloadHeader(result, limits, counts, shown, shape);
+    const header = offloadHeader(facts, shown, shape);
     const parts = [header, ...first.shown];
     if (last.shown.length > 0) {
       // The marker only where lines were left out: a preview that shows them all goes straight on.
@@ -199,6 +149,6 @@ export function offloadReplacement(result: OffloadedText, limits: PreviewLimits)
     }
     return cutToChars(parts.join('\n'), Math.max(0, budget));
   });
-  const headerOnly = offloadHeader(result, limits, counts, { lines: 0, next: { offset: 0, charOffset: 0 } }, []);
+  const headerOnly = offloadHeader(facts, { lines: 0, next: { offset: 0, charOffset: 0 } }, []);
   return { text, headerOnly, lines: counts.original };
 }

@@ -13,24 +13,6 @@ export function resultPath(key: string): string {
   return `${offloadMount}${key}`;
 }
 
-/** Which of the two tools that read a stored result back the model has: what every text about reading it back says. */
-interface ReadBack {
-  readFile: boolean;
-  grep: boolean;
-}
-
-/**
- * How the model can read a stored result back, decided once for every text that says so (the
- * preview's header, a pointer, the system prompt): with read_file and grep when it has them among
- * `readTools` (default: all of the read tools).
- */
-export function readBackWith(readTools: readonly string[] | undefined): ReadBack {
-  return {
-    readFile: readTools === undefined || readTools.includes('read_file'),
-    grep: readTools === undefined || readTools.includes('grep'),
-  };
-}
-
 /** Whether a path (as a tool was given it) lies in the mount, so reading it must never be offloaded again (O11). */
 function isUnderMount(path: string): boolean {
   const collapsed = path.trim().replace(/\/{2,}/g, '/');

@@ -1,9 +1,10 @@
 import { type ContentPart, carriesText } from '../shared/content.js';
 import type { StoreFailure, WritableOffloadStore } from '../store/offload-store.js';
-import { type CutReason, cutWithNote } from './cut.js';
+import { cutWithNote } from './cut.js';
 import { readsFromMount } from './result-path.js';
 import type { ShownTexts } from './shown-texts.js';
 import { type AppliedLimits, type OffloadCommit, type StoredText, storeResult } from './store-result.js';
+import type { CutReason } from './words.js';
 
 // The offload's one pipeline: decide → cut → store (store-result.ts). Every way in (the built-in agent, the
 // AI SDK and LangChain adapters) goes through `stageResult`; what it gives back is an outcome with a

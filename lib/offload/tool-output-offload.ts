@@ -18,10 +18,11 @@ import {
   type ToolLimits,
 } from './options.js';
 import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
-import { offloadKey, offloadMount, readBackWith, resultPath } from './result-path.js';
+import { offloadKey, offloadMount, resultPath } from './result-path.js';
 import { type ReplacedResult, ShownTexts } from './shown-texts.js';
 import { cutAndRemember, type OffloadedResult, type StagedOutcome, stageResult } from './stage-result.js';
 import { type AppliedLimits, type OffloadCommit, reportStoreFailure } from './store-result.js';
+import { systemPromptLines } from './words.js';
 
 /** The options of `new ToolOutputOffload(options)`; every one is optional. */
 export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
@@ -178,20 +179,7 @@ export class ToolOutputOffload {
   systemPrompt(options: { readTools?: readonly string[] } = {}): string {
     checkOptionNames('systemPrompt', options, ['readTools']);
     const readTools = checkReadTools(options.readTools, 'systemPrompt');
-    const { readFile: read, grep } = readBackWith(readTools);
-    const how =
-      read && grep
-        ? 'Read more of one with read_file (path, offset and limit in lines, from 0) or search it with grep (pattern, path).'
-        : read
-          ? 'Read more of one with read_file (path, offset and limit in lines, from 0).'
-          : grep
-            ? 'Search one with grep (pattern, path).'
-            : 'You have no tool to read them back: they are kept for the app, and only the header and first lines reach you.';
-    return [
-      `Tool results over ${this.limits.thresholdTokens} tokens are stored as files under ${offloadMount} and replaced by a header and their first lines.`,
-      how,
-      'Old stored results may be evicted to save space; run the tool again if you need one back.',
-    ].join('\n');
+    return systemPromptLines(this.limits.thresholdTokens, offloadMount, readTools);
   }
 
   /**

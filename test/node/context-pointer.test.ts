@@ -5,8 +5,8 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { type EstimateTokens, estimateTokensByScript, ToolOutputOffload } from '../../lib/index.js';
-import { clearedPointer, maxPointerTokens } from '../../lib/offload/context/pointer.js';
 import { resultKeyFor } from '../../lib/offload/result-identity.js';
+import { clearedPointer, maxPointerTokens } from '../../lib/offload/words.js';
 import { measureOf } from '../../lib/tokens/token-measure.js';
 import {
   applied,

@@ -7,6 +7,7 @@ import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
 import type { ShownTexts } from '../shown-texts.js';
 import { stagingTag, storeResult } from '../store-result.js';
+import { clearedPointer } from '../words.js';
 import {
   checkRequest,
   clearable,
@@ -19,7 +20,6 @@ import {
   replacementsOf,
   showAsReplaced,
 } from './plan.js';
-import { clearedPointer } from './pointer.js';
 import type { ContextEvent, ContextRequest, ContextToolCall, FittedContext } from './request.js';
 import { usageReporter } from './usage.js';
 
