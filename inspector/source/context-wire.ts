@@ -29,19 +29,27 @@ const stepOf = (record: unknown): number | undefined => {
   return isStep(step) ? step : undefined;
 };
 
-/** The thread's ledger in this window, after `after` when given; undefined when the store keeps none. */
+/**
+ * The thread's ledger in this window, after `after` when given, only the newest `newest` records
+ * when given; undefined when the store keeps none.
+ */
 export async function readLedger(
   store: InspectableStore,
   threadId: string,
   after?: number,
+  newest?: number,
 ): Promise<LedgerRecord[] | undefined> {
   if (typeof store.requests !== 'function') return undefined;
-  // The store reads only the later steps where it can (its `requests(threadId, { after })`); one
-  // that ignores the option answers with its whole ledger, filtered here.
+  // The store reads only the steps asked for where it can (its `requests(threadId, { after, newest })`);
+  // one that ignores the options answers with its whole ledger, filtered here.
   const read = store.requests as (threadId: string, options?: LedgerReadOptions) => Promise<LedgerRecord[]>;
-  const records = await (after === undefined ? read.call(store, threadId) : read.call(store, threadId, { after }));
-  if (after === undefined || !Array.isArray(records)) return records;
-  return records.filter((record) => (stepOf(record) ?? 0) > after);
+  const options = { ...(after === undefined ? {} : { after }), ...(newest === undefined ? {} : { newest }) };
+  const records = await (after === undefined && newest === undefined
+    ? read.call(store, threadId)
+    : read.call(store, threadId, options));
+  if (!Array.isArray(records)) return records;
+  const later = after === undefined ? records : records.filter((record) => (stepOf(record) ?? 0) > after);
+  return newest === undefined ? later : later.slice(Math.max(later.length - newest, 0));
 }
 
 function jsonChars(value: unknown): number {

@@ -233,7 +233,7 @@ const readOps: { readonly [N in ReadOpName]: ReadOp<N> } = {
     required: false,
     ...threadAfter,
     // One record crosses, not the ledger; null: the thread has no record (after the step asked), or no ledger.
-    serve: async (store, args) => (await readLedger(store, args.threadId as string, afterOf(args)))?.at(-1),
+    serve: async (store, args) => (await readLedger(store, args.threadId as string, afterOf(args), 1))?.at(-1),
     answer: (value) => value === null || isObject(value),
     missing: async (source, threadId, options) => {
       const records: unknown = source.requests ? await source.requests(threadId, options) : undefined;

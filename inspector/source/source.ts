@@ -41,6 +41,8 @@ type ClearedResult = Awaited<ReturnType<NonNullable<OffloadStore['cleared']>>>[n
 export interface LedgerReadOptions {
   /** Only the records of later steps (step > after): those after the ones the panel holds. */
   after?: number;
+  /** Only the newest that many records (of those after `after`): the latest request, not the ledger. */
+  newest?: number;
 }
 
 /**

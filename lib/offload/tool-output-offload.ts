@@ -28,8 +28,10 @@ import { systemPromptLines } from './words.js';
 export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
   /**
    * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`.
-   * estimateTokensByScript fits most text better; an exact tokenizer runs only on texts whose UTF-8
-   * bytes are over the threshold.
+   * estimateTokensByScript fits most text better. The threshold asks it only about texts whose
+   * UTF-8 bytes are over it; the ledger of model requests asks about every text of each request,
+   * once a text, `''` too, with or without a `contextBudget`. A throw or a count that is not a
+   * finite number ≥ 0 never fails a run: that text counts at four characters a token, warned once.
    * @default estimateTokens (four characters a token)
    */
   estimateTokens?: EstimateTokens;

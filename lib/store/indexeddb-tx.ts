@@ -1,6 +1,13 @@
 import { type OffloadTransaction, queueRange, textRange, threadRange } from './indexeddb-schema.js';
 import type { RequestRecord, StoreFailure } from './offload-store.js';
-import { byStepAndRank, chunkProblem, entryProblem, requestFields, UnreadableLog } from './record-checks.js';
+import {
+  byStepAndRank,
+  chunkProblem,
+  entryProblem,
+  requestFields,
+  requestProblem,
+  UnreadableLog,
+} from './record-checks.js';
 import { failureFields } from './store-failures.js';
 import {
   type ClearedRecord,
@@ -259,10 +266,28 @@ export class IdbTx implements StoreTx {
     return this.tx.objectStore('cleared').delete(threadRange(threadId));
   }
 
-  async requestsOf(threadId: string, after?: number) {
-    const range = IDBKeyRange.bound([threadId, after ?? -Infinity], [threadId, Infinity], after !== undefined);
-    const all = await this.tx.objectStore('requests').getAll(range);
-    return all.flatMap((record) => {
+  async requestsOf(threadId: string, after?: number, newest?: number) {
+    // Up to the thread's counter: a record past it is out of order (S2), never read as the ledger's
+    // (the scan of unreadable records lists it).
+    const counter = (await this.thread(threadId))?.requestStep ?? Infinity;
+    if (after !== undefined && after >= counter) return [];
+    const range = IDBKeyRange.bound([threadId, after ?? -Infinity], [threadId, counter], after !== undefined);
+    const store = this.tx.objectStore('requests');
+    const found: unknown[] = [];
+    if (newest === undefined) found.push(...(await store.getAll(range)));
+    else {
+      // From the newest down, only as far as `newest` readable records.
+      let kept = 0;
+      for (
+        let cursor = await store.openCursor(range, 'prev');
+        cursor && kept < newest;
+        cursor = await cursor.continue()
+      ) {
+        found.unshift(cursor.value);
+        if (requestProblem(cursor.value) === undefined) kept++;
+      }
+    }
+    return found.flatMap((record) => {
       const checked = this.#checked<RequestRecord>('requests', record);
       // Only its own fields: whatever else another writer put in (a text) is not handed on.
       return checked ? [requestFields(checked)] : [];

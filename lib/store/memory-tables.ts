@@ -314,12 +314,13 @@ export class MemoryTx implements StoreTx {
     for (const toolCallId of [...cleared.keys()]) this.journal.delete(cleared, toolCallId);
   }
 
-  async requestsOf(threadId: string, after = 0) {
-    const records: RequestRecord[] = [];
-    // Copied field by field (a record nests its parts and results): only the steps asked for.
-    for (const [step, record] of of(this.tables.requests, threadId))
-      if (step > after) records.push(requestFields(record));
-    return records;
+  async requestsOf(threadId: string, after = 0, newest?: number) {
+    const ledger = of(this.tables.requests, threadId);
+    // The steps only (the map is in step order), then copied field by field (a record nests its
+    // parts and results): only the records asked for.
+    let steps = [...ledger.keys()].filter((step) => step > after);
+    if (newest !== undefined) steps = steps.slice(Math.max(steps.length - newest, 0));
+    return steps.map((step) => requestFields(ledger.get(step)!));
   }
   async lastRequestStep(threadId: string) {
     let last: number | undefined;

@@ -299,6 +299,12 @@ export interface RequestsOptions {
    * step. A custom store may ignore it and answer with the whole ledger (callers filter).
    */
   after?: number;
+  /**
+   * Only the newest that many records (of those after `after`), read from the newest down: what
+   * a reader that wants the thread's latest request reads, not the ledger. A custom store may
+   * ignore it and answer with more (callers take the newest).
+   */
+  newest?: number;
 }
 
 /** What `readLines` returns: the lines asked for and the text's line count. */

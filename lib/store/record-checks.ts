@@ -282,6 +282,16 @@ export function requestProblem(record: unknown): string | undefined {
   return problem ?? (reported === undefined ? undefined : usageProblem(reported, 'reported'));
 }
 
+/**
+ * A ledger record past its thread's step counter (`requestStep`, which recordRequest moves with
+ * every record it writes): written by no recordRequest, so a step out of order (S2). Trusted, its
+ * step would number the next request and make retention delete the real ledger.
+ */
+export function requestOrderProblem(step: number, counter: number | undefined): string | undefined {
+  if (counter === undefined || step <= counter) return undefined;
+  return `a step out of order: ${step} is past the thread's request counter ${counter}`;
+}
+
 const clearedRecordFields: FieldCheck[] = [...stepFields, ...clearedBodyFields, ['rank', 'a count', count]];
 
 /** A cleared record read back (ClearedRecord). */

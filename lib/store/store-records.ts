@@ -185,8 +185,12 @@ export interface StoreTx {
   deleteCleared(threadId: string, toolCallId: string): Promise<void>;
   deleteClearedOf(threadId: string): Promise<void>;
 
-  /** The thread's ledger records of steps after `after` (all without it), oldest first. */
-  requestsOf(threadId: string, after?: number): Promise<RequestRecord[]>;
+  /**
+   * The thread's ledger records of steps after `after` (all without it), oldest first; with
+   * `newest`, only the newest that many, read from the newest down (never the whole ledger). A
+   * record past the thread's step counter is out of order (S2): skipped, as unreadable.
+   */
+  requestsOf(threadId: string, after?: number, newest?: number): Promise<RequestRecord[]>;
   /** The step of the thread's newest ledger record, if it has one; its cost must not grow with the ledger. */
   lastRequestStep(threadId: string): Promise<number | undefined>;
   putRequest(record: RequestRecord): Promise<void>;

@@ -15,17 +15,20 @@ export function checkRequestChange(change: RequestChange): void {
   if (problem) throw new TypeError(`recordRequest: ${problem}`);
 }
 
-/** Checks `requests`' options; returns `after` (undefined: the whole ledger). */
-export function checkRequestsOptions(options: RequestsOptions | undefined): number | undefined {
-  if (options === undefined) return undefined;
-  checkOptionNames('requests', options, ['after']);
-  const { after } = options;
-  return after === undefined ? undefined : checkInteger('requests: options.after', after, 0);
+/** Checks `requests`' options; returns `after` and `newest` (undefined: the whole ledger). */
+export function checkRequestsOptions(options: RequestsOptions | undefined): { after?: number; newest?: number } {
+  if (options === undefined) return {};
+  checkOptionNames('requests', options, ['after', 'newest']);
+  const { after, newest } = options;
+  return {
+    ...(after === undefined ? {} : { after: checkInteger('requests: options.after', after, 0) }),
+    ...(newest === undefined ? {} : { newest: checkInteger('requests: options.newest', newest, 1) }),
+  };
 }
 
 /**
  * One model request, recorded: the step is the thread's counter + 1 (past its newest ledger record
- * too, should the thread's record have been lost or rebuilt), its ledger record is kept and the
+ * when the thread's record keeps no counter, lost or rebuilt), its ledger record is kept and the
  * oldest beyond `retention` go, and each result it cleared is kept unless its toolCallId has a
  * record already (the first wins, also within the change), with an undo step when the change names
  * a turn (C7). Every request is issued before any is awaited but the reads it needs first.
@@ -47,7 +50,10 @@ export async function recordRequest(
     Promise.all(ids.map((id) => tx.clearedOne(threadId, id))),
   ]);
   const base = thread ?? (await rebuiltThread(tx, threadId));
-  const step = Math.max(base.requestStep ?? 0, lastStep ?? 0) + 1;
+  // From the thread's own counter: a ledger record past it is out of order (S2), and trusted its
+  // step would make retention delete the real ledger. The newest record counts only for a thread
+  // whose record keeps no counter (lost, rebuilt).
+  const step = (base.requestStep ?? lastStep ?? 0) + 1;
   const writes: Promise<unknown>[] = [
     tx.putThread({ ...base, requestStep: step }),
     tx.putRequest(requestFields({ ...record, threadId, step, at })),

@@ -227,11 +227,12 @@ export class OffloadStoreShell implements WritableOffloadStore {
     return records.map(clearedFields);
   }
 
-  /** The thread's context ledger, oldest first; with `after`, only later steps (read through the key, not the whole ledger). */
+  /** The thread's context ledger, oldest first; with `after` and `newest`, only those steps (read through the key, not the whole ledger). */
   async requests(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]> {
     checkThreadId(threadId);
-    const after = ledger.checkRequestsOptions(options);
-    return this.#read(['requests'], (tx) => tx.requestsOf(threadId, after));
+    const { after, newest } = ledger.checkRequestsOptions(options);
+    // The thread's record too: its step counter bounds the ledger (S2).
+    return this.#read(['threads', 'requests'], (tx) => tx.requestsOf(threadId, after, newest));
   }
 
   /** Records one model request in one atomic unit; its 'request' event is told once it is kept. */
@@ -247,7 +248,7 @@ export class OffloadStoreShell implements WritableOffloadStore {
   /** Adds a provider's reported usage to one ledger record in one atomic unit; its 'request' event is told once it is kept. */
   async recordUsage(change: UsageChange): Promise<boolean> {
     ledger.checkUsageChange(change);
-    const outcome = await this.#write(['requests'], (tx) => ledger.recordUsage(tx, change));
+    const outcome = await this.#write(['threads', 'requests'], (tx) => ledger.recordUsage(tx, change));
     this.#announce(outcome.events);
     return outcome.value;
   }

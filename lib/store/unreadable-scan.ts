@@ -7,6 +7,7 @@ import {
   evictionProblem,
   failureProblem,
   keyText,
+  requestOrderProblem,
   requestProblem,
   seenProblem,
   stagedProblem,
@@ -53,6 +54,25 @@ async function recordsOf(tx: OffloadTransaction, name: RecordStoreName, threadId
   return (await store.getAll(threadRange(threadId))) as unknown[];
 }
 
+/** The request counter of each thread (or of one) whose record is readable and keeps one. */
+async function requestCounters(tx: OffloadTransaction, threadId?: string): Promise<Map<string, number>> {
+  const counters = new Map<string, number>();
+  for (const record of await recordsOf(tx, 'threads', threadId)) {
+    if (threadProblem(record) !== undefined) continue;
+    const { threadId: owner, requestStep } = record as { threadId: string; requestStep?: number };
+    if (requestStep !== undefined) counters.set(owner, requestStep);
+  }
+  return counters;
+}
+
+/** What is wrong with a record of `name` (a ledger record past its thread's counter too, S2). */
+function recordProblem(name: RecordStoreName, record: unknown, counters: Map<string, number>): string | undefined {
+  const problem = checkedStores[name].problem(record);
+  if (problem !== undefined || name !== 'requests') return problem;
+  const { threadId, step } = record as { threadId: string; step: number };
+  return requestOrderProblem(step, counters.get(threadId));
+}
+
 /**
  * The malformed records of one thread (or all), read anew in `tx`: every kind of record, and the
  * chunks that reads found not to be text (a text is read only when asked for, so only they are known).
@@ -63,9 +83,10 @@ export async function unreadableRecords(
   threadId?: string,
 ): Promise<UnreadableRecord[]> {
   const found: UnreadableRecord[] = [];
-  for (const { name, problem, keyOf } of kinds) {
+  const counters = await requestCounters(tx, threadId);
+  for (const { name, keyOf } of kinds) {
     for (const record of await recordsOf(tx, name, threadId)) {
-      const reason = problem(record);
+      const reason = recordProblem(name, record, counters);
       if (reason === undefined) continue;
       const key = isRecord(record) ? keyOf(record) : undefined;
       const owner = name === 'threads' ? threadId : threadOf(record);
@@ -82,13 +103,14 @@ export async function unreadableRecords(
 
 /** Deletes the thread's malformed records, which checked reads skip (clearThread deletes the rest). */
 export async function clearUnreadable(tx: OffloadTransaction, threadId: string): Promise<void> {
-  for (const { name, problem } of kinds) {
+  const counters = await requestCounters(tx, threadId);
+  for (const { name } of kinds) {
     if (name === 'failures') continue; // all of the thread's go anyway
     const store = tx.objectStore(name);
     const source = name === 'evictions' ? tx.objectStore('evictions').index('byThread') : store;
     const range = name === 'evictions' || name === 'threads' ? IDBKeyRange.only(threadId) : threadRange(threadId);
     for (let cursor = await source.openCursor(range); cursor; cursor = await cursor.continue()) {
-      if (problem(cursor.value) === undefined) continue;
+      if (recordProblem(name, cursor.value, counters) === undefined) continue;
       const textId = (cursor.value as { textId?: unknown }).textId;
       if (typeof textId === 'string') await tx.objectStore('chunks').delete(textRange(textId));
       await store.delete(cursor.primaryKey as never);

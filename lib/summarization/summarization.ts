@@ -51,7 +51,8 @@ export interface SummarizationOptions {
    */
   keepMessages?: number;
   /**
-   * How tokens are counted for the trigger and each summarized message's cut.
+   * How tokens are counted for the trigger and each summarized message's cut. A throw or a count
+   * that is not a finite number ≥ 0 counts that text at four characters a token, warned once.
    * @default estimateTokens (four characters a token)
    */
   estimateTokens?: EstimateTokens;

@@ -1,3 +1,4 @@
+import { quoteForMessage } from '../shared/checks.js';
 import { estimateTokens, utf8Bytes } from '../shared/text.js';
 
 /** A synchronous token count of a text: chars/4 by default, estimateTokensByScript, or an exact tokenizer. */
@@ -6,21 +7,42 @@ export type EstimateTokens = (text: string) => number;
 /**
  * Counts tokens with an estimator and fits texts within a number of them. A text whose UTF-8 bytes
  * are within the limit is within it without asking the estimator: a byte-level BPE never makes more
- * tokens than bytes, so an exact tokenizer costs nothing on small texts.
+ * tokens than bytes, so an exact tokenizer costs nothing on small texts. Counts that must be exact
+ * sums (the context budget and its ledger) ask it for every text, '' too.
  */
 export class TokenMeasure {
+  /** Whether the estimator's first fault was warned about: once per measure, so once per offload. */
+  #warned = false;
+
   constructor(
     readonly estimate: EstimateTokens,
     readonly owner: string,
   ) {}
 
-  /** The estimator's count, checked: anything but a finite number ≥ 0 is a RangeError naming the option. */
+  /**
+   * The estimator's count, checked. A fault of the estimator (it throws, or returns anything but a
+   * finite number ≥ 0) never fails a run (S3): that text counts at four characters a token, and
+   * the first fault is warned about, naming it.
+   */
   tokens(text: string): number {
-    const count = this.estimate(text);
-    if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
-      throw new RangeError(`${this.owner}: estimateTokens must return a finite number ≥ 0, got ${String(count)}`);
+    let count: unknown;
+    try {
+      count = this.estimate(text);
+      if (typeof count === 'number' && Number.isFinite(count) && count >= 0) return count;
+      this.#fault(`returned ${quoteForMessage(count)}`, text);
+    } catch (error) {
+      this.#fault(`threw ${error instanceof Error ? `${error.name}: ${error.message}` : quoteForMessage(error)}`, text);
     }
-    return count;
+    return estimateTokens(text);
+  }
+
+  #fault(what: string, text: string): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    console.warn(
+      `tool-output-offload: ${this.owner}: estimateTokens ${what} for a text of ${text.length} characters ` +
+        '(a count must be a finite number ≥ 0); such texts are counted at four characters a token',
+    );
   }
 
   /** Whether `text` is within `maxTokens`; the estimator runs only when its UTF-8 bytes are over it. */

@@ -82,7 +82,9 @@ describe('cleared results and the context budget (issue 23)', () => {
       .find((row) => row.textContent?.includes('alpha'))!
       .click();
     await until(() => expect(view.one('.detail .facts').textContent).toContain(since(3)));
-    expect(requests).toHaveBeenCalledWith('chat-1');
+    // The latest budget is the newest record, read alone: never the whole ledger.
+    expect(requests).toHaveBeenCalledWith('chat-1', { newest: 1 });
+    expect(requests).not.toHaveBeenCalledWith('chat-1');
   });
 
   it('marks an evicted result in the Evictions timeline too: its pointer stays in the requests', async () => {

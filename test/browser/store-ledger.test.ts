@@ -3,6 +3,7 @@
 // back checked (S2).
 import { openDB } from 'idb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { storeSource } from '../../inspector/source/read-ops.js';
 import {
   OFFLOAD_DB_LAYOUTS,
   OFFLOAD_DB_VERSION,
@@ -116,6 +117,63 @@ describe('IndexedDbOffloadStore: the ledger and the cleared results across insta
     expect(gets).toEqual([2]);
     expect(await store.requests('t', { after: 250 })).toEqual([]);
     expect(await store.requests('t')).toHaveLength(250);
+  });
+  it("the latest request (requests with `newest`, and the inspector's latestRequest) reads from the newest down, never the whole ledger", async () => {
+    const store = open(undefined, { requestRetention: 300 });
+    for (let i = 1; i <= 250; i++) await store.recordRequest(request(i));
+    const read = { getAll: 0, cursors: 0 };
+    const { getAll, openCursor } = IDBObjectStore.prototype;
+    IDBObjectStore.prototype.getAll = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['getAll']>) {
+      if (this.name === 'requests') read.getAll++;
+      return getAll.apply(this, args);
+    };
+    IDBObjectStore.prototype.openCursor = function (
+      this: IDBObjectStore,
+      ...args: Parameters<IDBObjectStore['openCursor']>
+    ) {
+      if (this.name === 'requests') read.cursors++;
+      return openCursor.apply(this, args);
+    };
+    try {
+      expect((await store.requests('t', { newest: 1 })).map((record) => record.step)).toEqual([250]);
+      expect((await store.requests('t', { after: 200, newest: 2 })).map((record) => record.step)).toEqual([249, 250]);
+      expect((await storeSource(store).latestRequest!('t'))?.step).toBe(250);
+    } finally {
+      Object.assign(IDBObjectStore.prototype, { getAll, openCursor });
+    }
+    // One cursor from the newest down each, never a getAll of the ledger.
+    expect(read).toEqual({ getAll: 0, cursors: 3 });
+    await expect(store.requests('t', { newest: 0 })).rejects.toThrow(/requests: options\.newest/);
+  });
+});
+
+describe("IndexedDbOffloadStore: a ledger record past the thread's step counter", () => {
+  it("is out of order: never read or sent, listed as unreadable; the next step and retention count from the thread's counter", async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open(undefined, { requestRetention: 3 });
+    for (const tokens of [10, 20, 30]) await store.recordRequest(request(tokens));
+    const forged = 2 ** 52;
+    await tamper(store.name, ['requests'], async (tx) => {
+      const requests = tx.objectStore('requests');
+      await requests.put({ ...(await requests.get(['t', 3]))!, step: forged, tokens: 999 });
+    });
+    expect((await store.requests('t')).map((record) => record.step)).toEqual([1, 2, 3]);
+    expect((await store.requests('t', { newest: 1 })).map((record) => record.step)).toEqual([3]);
+    expect(await store.unreadable('t')).toEqual([
+      {
+        store: 'requests',
+        key: `["t",${forged}]`,
+        threadId: 't',
+        reason: `a step out of order: ${forged} is past the thread's request counter 3`,
+      },
+    ]);
+    // Numbered from the thread's counter: the retention keeps the real ledger's newest three.
+    expect((await store.recordRequest(request(40))).step).toBe(4);
+    expect((await store.requests('t')).map((record) => record.step)).toEqual([2, 3, 4]);
+    expect(await store.recordUsage({ threadId: 't', step: forged, reported: { inputTokens: 1 } })).toBe(false);
+    await store.clearThread('t');
+    expect(await store.unreadable('t')).toEqual([]);
+    expect(await store.requests('t')).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storeSource } from '../../inspector/source/read-ops.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { storeContract } from '../../lib/testing.js';
 import { failMemoryCommits, failMemoryFailureWrites } from './fixtures/fail-memory-commits.js';
@@ -38,6 +39,42 @@ describe('MemoryOffloadStore options', () => {
     );
     expect(() => new MemoryOffloadStore(null as never)).toThrow(
       'MemoryOffloadStore: options must be an object of chunkChars, logRetention, requestRetention, got null',
+    );
+  });
+});
+
+describe('MemoryOffloadStore: the latest request', () => {
+  it("requests with `newest` (and the inspector's latestRequest) copies only the newest records, not the ledger", async () => {
+    const store = new MemoryOffloadStore();
+    for (let tokens = 1; tokens <= 50; tokens++) {
+      await store.recordRequest({
+        threadId: 't',
+        at: 1000 + tokens,
+        record: {
+          tokens,
+          tokensWithoutOffload: tokens,
+          parts: { system: tokens, messages: 0, whole: 0, previews: 0, pointers: 0, cut: 0 },
+          results: [],
+        },
+        cleared: [],
+      });
+    }
+    expect((await store.requests('t', { newest: 1 })).map((record) => record.step)).toEqual([50]);
+    expect((await store.requests('t', { after: 10, newest: 3 })).map((record) => record.step)).toEqual([48, 49, 50]);
+    expect((await store.requests('t', { after: 49, newest: 3 })).map((record) => record.step)).toEqual([50]);
+    // What the store answers the inspector's latestRequest: one record, not 50 filtered after.
+    const answered: number[] = [];
+    const counted = Object.assign(Object.create(store) as MemoryOffloadStore, {
+      requests: async (...args: Parameters<MemoryOffloadStore['requests']>) => {
+        const records = await store.requests(...args);
+        answered.push(records.length);
+        return records;
+      },
+    });
+    expect((await storeSource(counted).latestRequest!('t'))?.step).toBe(50);
+    expect(answered).toEqual([1]);
+    await expect(store.requests('t', { newest: 1.5 })).rejects.toThrow(
+      'requests: options.newest must be an integer of at least 1, got 1.5',
     );
   });
 });

@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { corpusClasses, corpusText } from '../../bench/estimator-corpus.js';
 import { estimateTokens as charsOver4, estimateTokensByScript } from '../../lib/index.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
@@ -8,7 +8,10 @@ import type { ModelRequest } from '../../lib/runtime/model.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import { MemoryOffloadStore } from '../../lib/store/memory-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
+import { scriptedModel } from '../../lib/testing.js';
+import { ledgerOf } from './context-fixtures.js';
 import { callTool, hookContext, middlewareOf, storeResult, textOf, toolMessage } from './offload-fixtures.js';
+import { calls, offloadAgent, reply } from './offload-harness.js';
 import { recordingSummarizer } from './summarization-fixtures.js';
 
 /** One token a character: a tokenizer that counts CJK text about as o200k does. */
@@ -145,12 +148,66 @@ describe('estimateTokens option', () => {
     expect(countTokens(shown)).toBeLessThanOrEqual(1000);
   });
 
-  it('a bad count from the estimator is a RangeError naming the option', async () => {
-    const offload = new ToolOutputOffload({ estimateTokens: () => Number.NaN, store: new MemoryOffloadStore() });
-    expect(() => offload.cutToThreshold('x'.repeat(100_000))).toThrow(
-      /ToolOutputOffload: estimateTokens must return a finite number ≥ 0, got NaN/,
-    );
+  it('a bad count from the estimator counts that text at four characters a token, warned once', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const offload = new ToolOutputOffload({ estimateTokens: () => Number.NaN, store: new MemoryOffloadStore() });
+      const cut = offload.cutToThreshold('x'.repeat(500_000));
+      expect(cut.length).toBeLessThan(500_000);
+      expect(charsOver4(cut)).toBeLessThanOrEqual(offload.limits.thresholdTokens);
+      expect(offload.cutToThreshold('y'.repeat(100_000))).toContain('y');
+      expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+        expect.stringMatching(/^tool-output-offload: ToolOutputOffload: estimateTokens returned NaN/),
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
   });
+});
+
+describe('an estimator that fails never fails a run', () => {
+  /** A sampling estimator: a sample of nothing is no count (NaN). */
+  const sampling = (text: string) => (text.length === 0 ? Number.NaN : Math.ceil(text.length / 3));
+  /** One that throws on texts it cannot sample. */
+  const throwing = (text: string) => {
+    if (text.length < 40) throw new Error('too short to sample');
+    return Math.ceil(text.length / 4);
+  };
+  const cases = [
+    { estimator: 'returning NaN for an empty text', estimateTokens: sampling, fault: /estimateTokens returned NaN/ },
+    { estimator: 'throwing', estimateTokens: throwing, fault: /estimateTokens threw Error: too short to sample/ },
+  ];
+  for (const { estimator, estimateTokens, fault } of cases) {
+    for (const contextBudget of [undefined, { maxRequestTokens: 4000 }]) {
+      it(`an estimator ${estimator}, ${contextBudget ? 'with' : 'without'} a budget: the run completes, one warning names the fault`, async () => {
+        const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+        try {
+          // Each request has an empty text (the assistant's tool-call message) and short ones.
+          const model = scriptedModel([
+            calls(['emit', { lines: 300 }]),
+            calls(['emit', { lines: 5 }]),
+            calls(['emit', { lines: 300, tag: 'more' }]),
+            reply(),
+          ]);
+          const { agent, store } = offloadAgent(model, {
+            offload: { estimateTokens, ...(contextBudget ? { contextBudget } : {}) },
+          });
+          const result = await agent.run('go', { threadId: 't' });
+          expect(result.status).toBe('completed');
+          expect(model.requests).toHaveLength(4);
+          expect((await store.list('t')).length).toBe(2);
+          const ledger = await ledgerOf(store, 't', 4);
+          expect(ledger.map((record) => record.step)).toEqual([1, 2, 3, 4]);
+          for (const record of ledger) expect(Number.isFinite(record.tokens)).toBe(true);
+          const warned = warn.mock.calls.map(([message]) => String(message)).filter((message) => fault.test(message));
+          expect(warned).toHaveLength(1);
+          expect(warned[0]).toContain('four characters a token');
+        } finally {
+          warn.mockRestore();
+        }
+      });
+    }
+  }
 });
 
 describe('per-tool thresholds', () => {
