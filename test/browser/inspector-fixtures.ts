@@ -102,8 +102,11 @@ export function mount(source: InspectorSourceOption, options?: InspectorOptions)
   return { container, root, unmount, all, one, paths };
 }
 
-/** Waits until `check` stops throwing. */
-export function until<T>(check: () => T, timeout = 3000): Promise<T> {
+/**
+ * Waits until `check` stops throwing. The default deadline is generous (a busy machine runs three
+ * CI runs at once): a check that holds returns at once, and only a failing one waits it out.
+ */
+export function until<T>(check: () => T, timeout = 30_000): Promise<T> {
   return vi.waitFor(check, { timeout, interval: 20 });
 }
 
