@@ -17,7 +17,7 @@ export default defineConfig({
           // and a CPU-bound property test of 10 s took 122 s beside two other CI runs.
           testTimeout: 600_000,
           hookTimeout: 300_000,
-          expect: { poll: { timeout: 30_000 } },
+          expect: { poll: { timeout: 120_000 } },
         },
       },
       {
@@ -27,7 +27,7 @@ export default defineConfig({
           include: ['test/browser/**/*.test.{ts,tsx}'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          expect: { poll: { timeout: 30_000 } },
+          expect: { poll: { timeout: 120_000 } },
           browser: browsers.browser,
         },
       },

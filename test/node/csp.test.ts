@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the npm scripts
 import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
 import type { CspPageResult } from './fixtures/csp-page.js';
+import { hangMs } from './fixtures/deadlines.js';
 import { startPageServer } from './fixtures/page-server.js';
 
 declare const cspPage: Promise<CspPageResult>;
@@ -22,10 +23,10 @@ afterAll(async () => {
 });
 
 it("greps and globs under script-src 'self' (no eval), with the catastrophic pattern, loading re2js at the first grep", {
-  timeout: 60_000,
+  timeout: 600_000,
 }, async () => {
   const page = await browser.newPage();
-  page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
+  page.setDefaultTimeout(hangMs);
   await page.goto(server.url);
   const result = await page.evaluate(() => cspPage);
   expect(result.evalRefused).toBe(true);

@@ -1,6 +1,7 @@
 import type { Browser, Page, Route } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoServer, launchChromium, startDemo } from './demo-server.js';
+import { hangMs } from './fixtures/deadlines.js';
 
 // What a newcomer does: `npm run demo`, open the page, type a message, press Send, and watch the
 // offload, the read-back and an eviction; reload and find everything still there.
@@ -30,12 +31,12 @@ async function closeDemo(page: Page): Promise<void> {
 async function openDemo(viewport = { width: 1440, height: 900 }): Promise<Page> {
   const context = await browser!.newContext({ viewport });
   // Playwright's 30 s default is a deadline a busy CI machine can miss: these wait for hangs only.
-  context.setDefaultTimeout(120_000);
+  context.setDefaultTimeout(hangMs);
   const page = await context.newPage();
   pageErrors.length = 0;
   page.on('pageerror', (error) => pageErrors.push(error.message));
   // The server's first page load waits for vite to pre-bundle the dependencies (langchain, ai…).
-  await page.goto(server!.url, { timeout: 120_000 });
+  await page.goto(server!.url, { timeout: hangMs });
   await expect.poll(() => page.getByRole('button', { name: 'Send' }).count()).toBe(1);
   return page;
 }
@@ -52,7 +53,7 @@ const storedPaths = (page: Page) =>
 /** Everything the first scenario leaves on screen, checked in the conversation and the inspector. */
 async function expectScenarioShown(page: Page): Promise<void> {
   const conversation = page.getByRole('region', { name: 'Conversation' });
-  await conversation.getByText(finalAnswer).waitFor({ timeout: 120_000 });
+  await conversation.getByText(finalAnswer).waitFor({ timeout: hangMs });
 
   // Offloaded: three results, each replaced by a header naming its path, the 2.3 MB page cut.
   const paths = await storedPaths(page);
@@ -100,7 +101,7 @@ describe('the demo, as a newcomer uses it', () => {
         );
       },
       'tool results were too large for the context',
-      { timeout: 120_000, polling: 'raf' },
+      { timeout: hangMs, polling: 'raf' },
     );
     await expectScenarioShown(page);
     const before = await page.getByRole('region', { name: 'Conversation' }).textContent();
@@ -125,7 +126,7 @@ describe('the demo, as a newcomer uses it', () => {
   it('"Clear thread" starts an empty thread and removes its stored results', async () => {
     const page = await openDemo();
     await send(page, 'Hello');
-    await page.getByText(finalAnswer).waitFor({ timeout: 120_000 });
+    await page.getByText(finalAnswer).waitFor({ timeout: hangMs });
     await page.getByRole('button', { name: 'Clear thread' }).click();
     const inspector = page.getByRole('region', { name: 'Tool output inspector' });
     await expect.poll(() => inspector.getByRole('tab', { name: 'Entries (0)' }).count()).toBe(1);

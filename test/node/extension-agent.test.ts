@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityOf, type OffloadDump } from '../browser/fixtures/idb-integrity.js';
+import { eventuallyMs } from './fixtures/deadlines.js';
 import { buildExtension, expectCspSafeExtension, launchWithExtension } from './fixtures/extension-build.js';
 import { searchedWord, startLargePageServer } from './fixtures/large-page-server.js';
 
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 /** Polls until the assertion holds: every hop is asynchronous (and the machine may be busy). */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 50 });
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: eventuallyMs, interval: 50 });
 const link = () => panel.locator('.link[data-state]');
 const workerId = () => link().getAttribute('data-worker');
 const threadId = async () => (await panel.locator('.link .thread').textContent()) ?? '';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page, Worker } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventuallyMs } from './fixtures/deadlines.js';
 import { buildExtension, expectCspSafeExtension, launchWithExtension } from './fixtures/extension-build.js';
 import type { ExtensionPageApi } from './fixtures/extension-page.js';
 import { startPageServer } from './fixtures/page-server.js';
@@ -62,7 +63,7 @@ async function openPanel(tabId: number): Promise<Page> {
 }
 
 /** Polls until the assertion holds: the panel is asynchronous at every hop (and the machine may be busy). */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 50 });
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: eventuallyMs, interval: 50 });
 const paths = (panel: Page) => panel.locator('tbody tr.row td:first-child');
 /** The text of the first element `selector` matches, or '' while there is none. */
 const textOf = (panel: Page, selector: string) => async () =>

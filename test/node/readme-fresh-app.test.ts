@@ -7,6 +7,7 @@ import { chromium } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the npm scripts
 import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
+import { eventuallyMs, hangMs } from './fixtures/deadlines.js';
 import { installInApp, pack, run } from './fixtures/packed-package.js';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -52,20 +53,20 @@ describe('a fresh app that follows only the README', () => {
     const browser = await chromium.launch({ executablePath: await findChromium(), args: chromiumArgs });
     try {
       const page = await browser.newPage();
-      page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
+      page.setDefaultTimeout(hangMs);
       const logged: string[] = [];
       const errors: string[] = [];
       page.on('console', (message) => logged.push(message.text()));
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/`);
-      await expect.poll(() => logged.join('\n'), { timeout: 90_000 }).toMatch(/^completed /m);
+      await expect.poll(() => logged.join('\n'), { timeout: eventuallyMs }).toMatch(/^completed /m);
       expect(errors).toEqual([]);
       expect(logged.join('\n')).toMatch(/completed .*I was shown \d+ characters:.*Path: \/large_tool_results\//);
       await page.locator('[aria-controls="inspector-dock"]').click();
-      await expect.poll(() => page.getByText('search_logs').count(), { timeout: 90_000 }).toBeGreaterThan(0);
+      await expect.poll(() => page.getByText('search_logs').count(), { timeout: eventuallyMs }).toBeGreaterThan(0);
       // The bound is passed once, to the offload: the thread's gauge reads it from the store.
       const gauge = page.getByRole('meter', { name: 'Thread chat-1: stored bytes' });
-      await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: 90_000 }).toMatch(/ of 8\.0 MiB /);
+      await expect.poll(() => gauge.getAttribute('aria-valuetext'), { timeout: eventuallyMs }).toMatch(/ of 8\.0 MiB /);
       // The size the README says the tool returns is the one stored (whole, under maxResultBytes).
       const [, kb, kib] = /returns (\d+) KB \(the inspector shows (\d+) KiB\)/.exec(readme) ?? [];
       expect(kib, 'the README says "returns <n> KB (the inspector shows <m> KiB)"').toBeDefined();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the npm scripts
 import { chromiumArgs, findChromium } from '../../scripts/browser.mjs';
 import type { ReloadPageApi, Scenario } from '../fixtures/reload/reload-page.js';
+import { hangMs } from './fixtures/deadlines.js';
 
 /**
  * Recovery across a reload (issue 5), in Chromium: an agent with IndexedDbCheckpointer,
@@ -48,7 +49,7 @@ async function ready(page: Page, life: number): Promise<void> {
 /** A fresh tab (its own sessionStorage and databases) in its first life, and the errors its pages throw. */
 async function openPage(scenario: Scenario): Promise<{ page: Page; errors: string[] }> {
   const page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(120_000); // for hangs only: CI machines are busy
+  page.setDefaultTimeout(hangMs);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${base}?db=reload-${scenario}-${Date.now()}&scenario=${scenario}`);
