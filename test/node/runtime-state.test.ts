@@ -168,16 +168,23 @@ describe('R8 the apply queue', () => {
         return outcome.type === 'success' ? { ...outcome, update: { log: request.call.name } } : outcome;
       },
     };
+    // The calls finish in the order fast, mid, slow, each once the one before it has: by events, not timers.
     const order: string[] = [];
-    const timed = (name: string, ms: number) =>
+    const finished = new Map<string, () => void>();
+    const whenFinished = (name: string) => new Promise<void>((resolve) => finished.set(name, resolve));
+    const fastDone = whenFinished('fast');
+    const midDone = whenFinished('mid');
+    whenFinished('slow');
+    const finishing = (name: string, after: Promise<void>) =>
       makeTool(name, async () => {
-        await tick(ms);
+        await after;
         order.push(name);
+        finished.get(name)!();
         return name;
       });
     const agent = createAgent({
       model: scriptedModel([calls(call('slow'), call('fast'), call('mid')), say('done')]),
-      tools: [timed('slow', 12), timed('fast', 1), timed('mid', 6)],
+      tools: [finishing('slow', midDone), finishing('fast', Promise.resolve()), finishing('mid', fastDone)],
       middleware: [recorder],
     });
     expect((await agent.run('go', { threadId: 't' })).status).toBe('completed');
