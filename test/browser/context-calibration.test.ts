@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { withOffload } from '../../adapters/ai-sdk/index.js';
 import type { ModelReply, ModelRequest } from '../../lib/agent.js';
 import type { ContextBudget, OffloadEvent, RequestRecord, WritableOffloadStore } from '../../lib/index.js';
+import { ledgerOf as ledgerUntil } from '../node/context-fixtures.js';
 import { budgetAgent as builtInAgent, requestTokens as builtInTokens, linesOf } from './fixtures/context-builtin.js';
 import {
   budgetAgent as langChainAgent,
@@ -33,23 +34,9 @@ const systemPrompt = `You are a careful analyst. ${'Check every figure twice. '.
 /** What the provider counts: 1.3 of its tokens an estimated one. */
 const reportedOf = (estimated: number) => Math.round(1.3 * estimated);
 
-/** The thread's ledger once it holds `count` records, each with its reported usage (read at each 'request' event). */
-function ledgerOf(store: WritableOffloadStore, threadId: string, count: number): Promise<RequestRecord[]> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const check = () =>
-      store.requests(threadId).then((records) => {
-        if (done || records.length < count || records.some((record) => record.reported === undefined)) return;
-        done = true;
-        stop();
-        resolve(records);
-      }, reject);
-    const stop = store.subscribe((event) => {
-      if (event.type === 'request' && event.threadId === threadId) void check();
-    });
-    void check();
-  });
-}
+/** The thread's ledger once it holds `count` records, each with its reported usage. */
+const ledgerOf = (store: WritableOffloadStore, threadId: string, count: number) =>
+  ledgerUntil(store, threadId, count, (record) => record.reported !== undefined);
 
 /** What a session showed: what the model reported for each request, the ledger, the events. */
 interface Session {
