@@ -3,7 +3,7 @@
 // and fitContext over a store: a reported 1.3× the estimate shrinks what is sent, `calibrate: false`
 // does not, a new offload over the same store calibrates alike, a damaged factor is unreadable (S2).
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryOffloadStore, type RequestRecord, ToolOutputOffload } from '../../lib/index.js';
 import {
   calibratedBudget,
@@ -142,6 +142,19 @@ describe('fitContext with a calibrating budget', () => {
       expect(a.events).toEqual(b.events);
     }
     expect((await ledgerOf(store, 't', 8)).some((record) => 'calibration' in record)).toBe(false);
+  });
+
+  it('fits to the estimate alone when the ledger cannot be read (S3), and never fails the request', async () => {
+    const store = new MemoryOffloadStore();
+    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 4000, keepRecentResults: 1 } });
+    await session(offload, 6, 1.3);
+    const failing = vi.spyOn(store, 'requests').mockRejectedValue(new DOMException('gone', 'InvalidStateError'));
+    const fitted = await offload.fitContext(request('t', conversation(stepsOf(7))));
+    failing.mockRestore();
+    expect(fitted.tokens).toBeLessThanOrEqual(4000);
+    const ledger = await ledgerOf(store, 't', 7);
+    expect(ledger[6]!.calibration).toBeUndefined();
+    expect(ledger[5]!.calibration).toBe(1.3);
   });
 
   it('holds across a new offload over the same store (the factor is the ledger’s), told once', async () => {
