@@ -257,7 +257,8 @@ export class ContextFitter {
 
   /**
    * C9: the thread's calibration from its newest ledger records, read after its queued writes (so
-   * the previous request's record and usage count): the factor to fit with (undefined: too few
+   * the previous request's record counts, with the usage its way in reported when the reply came):
+   * the factor to fit with (undefined: too few
    * reports, the estimate alone) and the previous request's. Undefined when the store keeps no
    * ledger or fails to read it (S3: the estimate alone).
    */
