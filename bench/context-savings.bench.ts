@@ -1,17 +1,9 @@
 import { expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
-import {
-  CompositeBackend,
-  createAgent,
-  fileTools,
-  MemoryBackend,
-  type Message,
-  type ModelReply,
-  type ModelRequest,
-  tool,
-} from '../lib/agent.js';
-import { estimateTokens, MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
+import type { Message } from '../lib/agent.js';
+import { MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { tokensChart } from './context-chart.js';
+import { kindOf, pageChars, prefixStableShare, round, runSession, STEPS, threadId } from './context-session.js';
 import { record } from './record.js';
 
 /**
@@ -29,129 +21,8 @@ import { record } from './record.js';
  * each tool call's arguments and each tool spec, each estimated on its own.
  * Also writes docs/context-tokens.svg (tokens per step, the three sessions).
  */
-const STEPS = 100;
 const maxTotalBytes = 2 * 1024 * 1024;
 const budget = 8000;
-const threadId = 'context-savings';
-
-type StepKind = 'page' | 'record' | 'read' | 'answer';
-/** Every fifth step reads a stored result back, every fifth (offset) fetches a small record; the last answers. */
-function kindOf(step: number): StepKind {
-  if (step === STEPS) return 'answer';
-  if (step % 5 === 1 && step > 1) return 'read';
-  if (step % 5 === 3) return 'record';
-  return 'page';
-}
-const pageChars = (step: number) => 100_000 + ((step * 7919) % 10) * 35_000;
-const recordChars = (step: number) => 1000 + ((step * 104_729) % 6) * 1000;
-
-/** Numbered lines of 100 characters, `chars` long (only the size matters here). */
-const textFor = (step: number, chars: number) => {
-  const line = (i: number) => `step ${step} line ${i} `.padEnd(99, 'lorem ipsum dolor sit amet ');
-  const lines = Array.from({ length: Math.ceil(chars / 100) }, (_, i) => line(i));
-  return `${lines.join('\n')}\n`.slice(0, chars);
-};
-
-const fetchPage = tool<{ step: number }>({
-  name: 'fetch_page',
-  description: 'Fetch a page (here: a large generated text per step).',
-  parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] },
-  execute: ({ step }) => textFor(step, pageChars(step)),
-});
-
-const fetchRecord = tool<{ step: number }>({
-  name: 'fetch_record',
-  description: 'Fetch one record (here: a small generated text per step).',
-  parameters: { type: 'object', properties: { step: { type: 'integer' } }, required: ['step'] },
-  execute: ({ step }) => textFor(step, recordChars(step)),
-});
-
-/** The request as the budget measures it (C1): each part estimated on its own, summed. */
-function requestTokens(request: ModelRequest): number {
-  let tokens = estimateTokens(request.systemPrompt);
-  for (const spec of request.tools) {
-    tokens += estimateTokens(
-      JSON.stringify({ name: spec.name, description: spec.description, parameters: spec.parameters }),
-    );
-  }
-  for (const message of request.messages) {
-    for (const part of message.content) if (part.type === 'text') tokens += estimateTokens(part.text);
-    if (message.role === 'assistant')
-      for (const call of message.toolCalls) tokens += estimateTokens(JSON.stringify(call.args));
-  }
-  return tokens;
-}
-
-function lastStoredPath(messages: readonly Message[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== 'tool') continue;
-    const text = message.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
-    const path = /^Path: (\/large_tool_results\/\S+)$/m.exec(text)?.[1];
-    if (path) return path;
-  }
-  return undefined;
-}
-
-/** What one run saw: each request's tokens, and the request itself (system prompt and messages) to compare prefixes. */
-interface Seen {
-  perStep: number[];
-  requests: string[][];
-}
-
-/** The scripted session: step n of the model's 100 is decided by how many it has made (a pure function of the request). */
-function sessionModel(seen: Seen) {
-  return async (request: ModelRequest): Promise<ModelReply> => {
-    seen.perStep.push(requestTokens(request));
-    seen.requests.push([request.systemPrompt, ...request.messages.map((message) => JSON.stringify(message))]);
-    const step = request.messages.filter((m) => m.role === 'assistant').length + 1;
-    const id = `call_${step}`;
-    switch (kindOf(step)) {
-      case 'answer':
-        return { content: 'Done.' };
-      case 'read': {
-        // With the offload: a page of the newest stored result. Without it the text is already in the context: a small note.
-        const path = lastStoredPath(request.messages) ?? '/notes.txt';
-        return { content: '', toolCalls: [{ id, name: 'read_file', args: { path, offset: 500, limit: 10 } }] };
-      }
-      case 'record':
-        return { content: '', toolCalls: [{ id, name: 'fetch_record', args: { step } }] };
-      case 'page':
-        return { content: '', toolCalls: [{ id, name: 'fetch_page', args: { step } }] };
-    }
-  };
-}
-
-/** The share of consecutive requests whose earlier request (system prompt and messages) is an exact prefix of the later one. */
-function prefixStableShare(requests: readonly string[][]): number {
-  let stable = 0;
-  for (let i = 1; i < requests.length; i++) {
-    const [before, after] = [requests[i - 1]!, requests[i]!];
-    if (before.length <= after.length && before.every((part, j) => part === after[j])) stable++;
-  }
-  return stable / Math.max(1, requests.length - 1);
-}
-
-async function runSession(offload: ToolOutputOffload | undefined): Promise<Seen & { messages: Message[] }> {
-  const seen: Seen = { perStep: [], requests: [] };
-  const notes = new MemoryBackend({ '/notes.txt': `${'a short note\n'.repeat(600)}` });
-  const backend = offload
-    ? (context: { threadId: string }) =>
-        new CompositeBackend(notes, { [ToolOutputOffload.mount]: offload.backend(context.threadId) })
-    : notes;
-  const middleware = offload ? [offload] : [];
-  const agent = createAgent({
-    model: sessionModel(seen),
-    tools: [fetchPage, fetchRecord, ...fileTools(backend)],
-    middleware,
-    systemPrompt: 'You are a research agent. Fetch what you need and read it back when needed.',
-    maxSteps: STEPS,
-  });
-  const result = await agent.run('Research the pages, one per step.', { threadId });
-  expect(result.status).toBe('completed');
-  expect(seen.perStep).toHaveLength(STEPS);
-  return { ...seen, messages: result.messages };
-}
 
 it('the context session, 100 steps: without the offload, with it, and with a context budget of 8,000 tokens', async () => {
   const store = new MemoryOffloadStore();
@@ -261,7 +132,3 @@ it('the context session, 100 steps: without the offload, with it, and with a con
   expect(ratio).toBeLessThanOrEqual(0.1);
   expect(peak).toBeLessThanOrEqual(maxTotalBytes);
 });
-
-function round(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
-}

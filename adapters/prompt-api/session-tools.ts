@@ -6,9 +6,12 @@ export type OffloadSessionEvent =
   /**
    * The offload's own, as in every way in: a result stored or not stored (`offloaded`,
    * `offload-failed`), a prompt's conversation fitted to the `contextBudget` (`context-cleared`,
-   * `context-over-budget`).
+   * `context-over-budget`, `context-calibrated`).
    */
-  | Extract<OffloadEvent, { type: 'offloaded' | 'offload-failed' | 'context-cleared' | 'context-over-budget' }>
+  | Extract<
+      OffloadEvent,
+      { type: 'offloaded' | 'offload-failed' | 'context-cleared' | 'context-over-budget' | 'context-calibrated' }
+    >
   /**
    * Before the session's usage reached its window, the conversation went on in a new session whose
    * initial prompts carry it with old results cleared to pointers: `contextUsage` is what the old

@@ -54,13 +54,42 @@ function chartScale(records: readonly LedgerRecord[]): ChartScale {
   let shown = 0;
   let without: LedgerRecord | undefined;
   for (const record of records) {
-    shown = Math.max(shown, record.tokens, record.budget ?? 0);
+    shown = Math.max(shown, record.tokens, record.budget ?? 0, record.reported?.inputTokens ?? 0);
     if (!without || record.tokensWithoutOffload > without.tokensWithoutOffload) without = record;
   }
   const withLine = scaleTop(Math.max(shown, without?.tokensWithoutOffload ?? 0));
   if (shown === 0 || shown / withLine >= MIN_SHARE) return { top: withLine };
   const top = scaleTop(shown);
   return { top, offScale: { tokens: without!.tokensWithoutOffload, step: without!.step } };
+}
+
+/**
+ * What the provider reported beside the estimate's bar: a mark across the bar at its input tokens
+ * and, along the bar's right edge, the part its cache served. Counts only: drawn as geometry, never as text.
+ */
+function ReportedMark({
+  reported,
+  x,
+  width,
+  y,
+  bottom,
+}: {
+  reported: NonNullable<LedgerRecord['reported']>;
+  x: number;
+  width: number;
+  y: (tokens: number) => number;
+  bottom: number;
+}) {
+  const at = y(reported.inputTokens);
+  const cached = Math.min(reported.cachedInputTokens ?? 0, reported.inputTokens);
+  return (
+    <>
+      {cached > 0 && (
+        <rect class="ctx-cached" x={x + width} y={y(cached)} width={3} height={Math.max(0, bottom - y(cached))} />
+      )}
+      <line class="ctx-reported" x1={x - 3} x2={x + width + 3} y1={at} y2={at} />
+    </>
+  );
 }
 
 /** The budgets of a ledger in words, for the budget line's name: `budget: 8,000 tokens`. */
@@ -307,6 +336,9 @@ export function ContextChart({ records, active, onSelect, onHover, threadId }: C
                         <rect key={id} class={`ctx-part ctx-${id}`} x={x} y={base} width={barWidth} height={height} />
                       );
                     })}
+                    {record.reported && (
+                      <ReportedMark reported={record.reported} x={x} width={barWidth} y={y} bottom={TOP + PLOT} />
+                    )}
                     {index === active && (
                       <rect class="ctx-ring" x={x - 2} y={TOP - 2} width={barWidth + 4} height={PLOT + 4} />
                     )}

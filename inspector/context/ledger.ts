@@ -30,8 +30,9 @@ const MAX_PROBED_THREADS = 8;
 
 /**
  * Reads one thread's context ledger through the panel's source and keeps it current: a 'request'
- * change of the thread reads only the steps after the last one held (a step not after it, or a
- * change that may be a clear, reads the whole ledger again). Changes are coalesced: those during a
+ * change of the thread reads only the steps after the last one held (the last one too when it
+ * names it: the provider's usage was added to it; a step before it, or a change that may be a
+ * clear, reads the whole ledger again). Changes are coalesced: those during a
  * read cause one more read. With no thread picked it shows the thread of the newest request: at
  * first the one whose last record is newest among the most recently active threads, then the
  * thread of each 'request' change heard.
@@ -47,6 +48,8 @@ class LedgerReader {
   /** The thread shown (or being read); undefined while none is known. */
   #threadId: string | undefined;
   #pending: ReadKind | undefined = 'whole';
+  /** The newest step held changed (the provider's usage added to it): a 'new' read reads it again too. */
+  #newestAgain = false;
   /**
    * Other threads that 'request' notices named, newest last, with no thread picked: shown only once
    * their newest record is read and is newer than the one shown. Any script of the origin can post
@@ -121,8 +124,10 @@ class LedgerReader {
         }
         if (change.threadId !== this.#threadId) continue;
         const last = this.#ledger?.records.at(-1)?.step ?? 0;
-        // A step not after the last held: the ledger was cleared and counts again from 1.
-        this.#read(change.step !== undefined && change.step <= last ? 'whole' : 'new');
+        // The newest step again: what the provider reported was added to it, read with the new steps.
+        if (change.step !== undefined && change.step === last) this.#newestAgain = true;
+        // A step before the last held: the ledger was cleared and counts again from 1.
+        this.#read(change.step !== undefined && change.step < last ? 'whole' : 'new');
       } else if (change.type === 'thread-cleared' && change.threadId === this.#threadId) {
         this.#read('whole'); // clearThread cleared the ledger too
       }
@@ -160,7 +165,9 @@ class LedgerReader {
 
   async #readThread(threadId: string, kind: 'whole' | 'new'): Promise<void> {
     const held = kind === 'new' ? this.#ledger : undefined;
-    const after = held?.records.at(-1)?.step;
+    const newest = held?.records.at(-1)?.step;
+    const after = newest !== undefined && this.#newestAgain ? newest - 1 : newest;
+    this.#newestAgain = false;
     const answer = await this.#source.requests(threadId, after === undefined ? undefined : { after });
     if (this.#stopped || threadId !== this.#threadId) return; // another thread is shown now
     if (answer === undefined) {

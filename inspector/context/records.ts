@@ -11,6 +11,7 @@ import { isCount } from '../source/store-info.js';
 /** One model request of a thread's ledger, as the store's `requests()` answers it. */
 export type LedgerRecord = Awaited<ReturnType<NonNullable<OffloadStore['requests']>>>[number];
 type LedgerResult = LedgerRecord['results'][number];
+type Reported = NonNullable<LedgerRecord['reported']>;
 type ShownAs = LedgerResult['shownAs'];
 type PartId = keyof LedgerRecord['parts'];
 
@@ -71,14 +72,33 @@ function toResult(value: unknown): LedgerResult | undefined {
   return result;
 }
 
+/** What the provider reported a request cost (a fresh object of its counts), or undefined when malformed. */
+function toReported(value: unknown): Reported | undefined {
+  if (!isFields(value)) return undefined;
+  const { inputTokens, cachedInputTokens, outputTokens } = value;
+  if (!isCount(inputTokens)) return undefined;
+  if (cachedInputTokens !== undefined && !isCount(cachedInputTokens)) return undefined;
+  if (outputTokens !== undefined && !isCount(outputTokens)) return undefined;
+  const reported: Reported = { inputTokens };
+  if (cachedInputTokens !== undefined) reported.cachedInputTokens = cachedInputTokens;
+  if (outputTokens !== undefined) reported.outputTokens = outputTokens;
+  return reported;
+}
+
+/** A calibration factor (C9): the provider's tokens an estimated one, at least 1. */
+const isFactor = (value: unknown): value is number => isCount(value) && value >= 1;
+
 /** The record as the tab draws it (a fresh object of the known fields), or undefined when it is malformed. */
 function toLedgerRecord(value: unknown): LedgerRecord | undefined {
   if (!isFields(value)) return undefined;
-  const { threadId, step, at, tokens, tokensWithoutOffload, budget, results } = value;
+  const { threadId, step, at, tokens, tokensWithoutOffload, budget, results, calibration } = value;
   if (typeof threadId !== 'string' || !isStep(step) || !isTime(at)) return undefined;
   if (!isCount(tokens) || !isCount(tokensWithoutOffload) || (budget !== undefined && !isCount(budget))) {
     return undefined;
   }
+  if (calibration !== undefined && !isFactor(calibration)) return undefined;
+  const reported = value.reported === undefined ? undefined : toReported(value.reported);
+  if (value.reported !== undefined && reported === undefined) return undefined;
   const parts = toParts(value.parts);
   if (!parts || !Array.isArray(results) || results.length > MAX_RESULTS) return undefined;
   const checked: LedgerResult[] = [];
@@ -89,6 +109,8 @@ function toLedgerRecord(value: unknown): LedgerRecord | undefined {
   }
   const record: LedgerRecord = { threadId, step, at, tokens, tokensWithoutOffload, parts, results: checked };
   if (budget !== undefined) record.budget = budget;
+  if (reported !== undefined) record.reported = reported;
+  if (calibration !== undefined) record.calibration = calibration;
   return record;
 }
 
@@ -131,4 +153,45 @@ export function mergeLedger(ledger: Ledger, answer: unknown): Ledger {
 function isAscending(records: readonly LedgerRecord[]): boolean {
   for (let i = 1; i < records.length; i++) if (records[i]!.step <= records[i - 1]!.step) return false;
   return true;
+}
+
+/** What the provider reported over a thread's requests, beside the estimate. */
+export interface ReportedSummary {
+  /** Requests with reported usage, of all the thread's held. */
+  reported: number;
+  /** Reported input tokens over the estimate of the same requests, less 1 (0.3: the provider counted 30% more). */
+  estimateError: number;
+  /** Cached over reported input tokens, across the requests that gave a cached count; undefined when none did. */
+  cacheReadShare: number | undefined;
+  /** The factor the newest calibrated request was fitted with. */
+  calibration: number | undefined;
+}
+
+/** The thread's reported usage in sums (undefined: no request reported any). */
+export function summarizeReported(records: readonly LedgerRecord[]): ReportedSummary | undefined {
+  let reported = 0;
+  let input = 0;
+  let estimated = 0;
+  let cachedInput = 0;
+  let cached = 0;
+  let calibration: number | undefined;
+  for (const record of records) {
+    if (record.calibration !== undefined) calibration = record.calibration;
+    if (record.reported === undefined) continue;
+    reported += 1;
+    input += record.reported.inputTokens;
+    estimated += record.tokens;
+    const { cachedInputTokens } = record.reported;
+    if (cachedInputTokens !== undefined) {
+      cachedInput += record.reported.inputTokens;
+      cached += Math.min(cachedInputTokens, record.reported.inputTokens);
+    }
+  }
+  if (reported === 0) return undefined;
+  return {
+    reported,
+    estimateError: estimated > 0 ? input / estimated - 1 : 0,
+    cacheReadShare: cachedInput > 0 ? cached / cachedInput : undefined,
+    calibration,
+  };
 }

@@ -3,10 +3,12 @@ export const contextCss = `
 .root {
   --ctx-system: #8a94a6; --ctx-messages: #3b7dd8; --ctx-whole: #e08a1e; --ctx-previews: #2e9d5b;
   --ctx-pointers: #8e5bd0; --ctx-cut: #c0392b; --ctx-without: #1d2430; --ctx-budget: #c0392b;
+  --ctx-reported: #111827; --ctx-cached: #0e9aa7;
 }
 @media (prefers-color-scheme: dark) {
   .root { --ctx-system: #7c869a; --ctx-messages: #5b8ff5; --ctx-whole: #f0a544; --ctx-previews: #52c27f;
-    --ctx-pointers: #b48af0; --ctx-cut: #ff7a6b; --ctx-without: #e4e8ef; --ctx-budget: #ff7a6b; }
+    --ctx-pointers: #b48af0; --ctx-cut: #ff7a6b; --ctx-without: #e4e8ef; --ctx-budget: #ff7a6b;
+    --ctx-reported: #f8fafc; --ctx-cached: #3cc6d0; }
 }
 .ctx { display: flex; flex-direction: column; min-height: 0; flex: 1; overflow: auto; }
 .ctx-head { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; padding: 6px 8px; }
@@ -42,6 +44,11 @@ export const contextCss = `
 .ctx-step:focus-visible .ctx-ring { visibility: visible; }
 .ctx-tick { font-size: 10px; fill: var(--fg-muted); text-anchor: middle; }
 .ctx-without { fill: none; stroke: var(--ctx-without); stroke-width: 1.5; stroke-dasharray: 4 3; pointer-events: none; }
+.ctx-reported { stroke: var(--ctx-reported); stroke-width: 2; pointer-events: none; }
+.ctx-cached { fill: var(--ctx-cached); pointer-events: none; }
+.ctx-line-reported { height: 0; border-top: 2px solid var(--ctx-reported); border-radius: 0; }
+.ctx-cached-swatch { background: var(--ctx-cached); }
+.ctx-summary { margin: 0; padding: 0 8px 6px; color: var(--fg-muted); }
 .ctx-budget { fill: none; stroke: var(--ctx-budget); stroke-width: 2; pointer-events: none; }
 .ctx-detail { padding: 6px 8px; min-height: 0; }
 .ctx-parts { display: flex; flex-wrap: wrap; gap: 2px 12px; margin: 4px 0; color: var(--fg-muted); }

@@ -5,7 +5,7 @@ import type { EntryRow, EvictionRow } from '../source/records.js';
 import type { PanelSource } from '../source/source.js';
 import { ContextChart, stepLabel } from './chart.js';
 import { useLedger } from './ledger.js';
-import { type LedgerRecord, PARTS, SHOWN_AS } from './records.js';
+import { type LedgerRecord, PARTS, type ReportedSummary, SHOWN_AS, summarizeReported } from './records.js';
 
 interface ContextTabProps {
   source: PanelSource;
@@ -58,7 +58,32 @@ function Legend() {
         <span class="ctx-swatch ctx-line-budget" aria-hidden="true" />
         budget
       </li>
+      <li>
+        <span class="ctx-swatch ctx-line-reported" aria-hidden="true" />
+        reported by the provider
+      </li>
+      <li>
+        <span class="ctx-swatch ctx-cached-swatch" aria-hidden="true" />
+        read from its cache
+      </li>
     </ul>
+  );
+}
+
+const percent = (share: number) => `${formatCount(Math.round(share * 1000) / 10)}%`;
+const signed = (share: number) => `${share >= 0 ? '+' : '−'}${percent(Math.abs(share))}`;
+
+/** The thread in the provider's counts: how far the estimate was off, how much its cache served, the factor used. */
+function ReportedLine({ summary, requests }: { summary: ReportedSummary; requests: number }) {
+  return (
+    <p class="ctx-summary">
+      Reported by the provider for {formatCount(summary.reported)} of {formatCount(requests)} requests: it counted{' '}
+      {signed(summary.estimateError)} against the estimate
+      {summary.cacheReadShare === undefined
+        ? ''
+        : ` · ${percent(summary.cacheReadShare)} of its input read from its cache`}
+      {summary.calibration === undefined ? '' : ` · budget calibrated ×${formatCount(summary.calibration)}`}
+    </p>
   );
 }
 
@@ -81,8 +106,16 @@ function StepDetail({ record, now, live, evicted, onOpenEntry, onOpenEviction }:
         {stepLabel(record)}{' '}
         <span class="muted">
           · without the offload {formatCount(record.tokensWithoutOffload)}
-          {record.budget === undefined ? '' : ` · budget ${formatCount(record.budget)}`} ·{' '}
-          <time dateTime={isoTime(record.at)}>{formatTime(record.at, now)}</time>
+          {record.budget === undefined ? '' : ` · budget ${formatCount(record.budget)}`}
+          {record.calibration === undefined ? '' : ` (calibrated ×${formatCount(record.calibration)})`}
+          {record.reported === undefined
+            ? ''
+            : ` · reported ${formatCount(record.reported.inputTokens)}${
+                record.reported.cachedInputTokens === undefined
+                  ? ''
+                  : ` (cached ${formatCount(record.reported.cachedInputTokens)})`
+              }`}{' '}
+          · <time dateTime={isoTime(record.at)}>{formatTime(record.at, now)}</time>
         </span>
       </h3>
       <p class="ctx-parts">
@@ -175,6 +208,8 @@ export function ContextTab({
 
   const ledger = state.status === 'ready' ? state.ledger : undefined;
   const records = ledger?.records ?? noRecords;
+  // Summed when the ledger changes, not at each hover: a thread may hold 10,000 records.
+  const summary = useMemo(() => summarizeReported(records), [records]);
   const active = useMemo(() => {
     if (!picked || picked.threadId !== ledger?.threadId) return records.length - 1;
     const index = records.findIndex((record) => record.step === picked.step);
@@ -211,6 +246,7 @@ export function ContextTab({
         </span>
         <Legend />
       </div>
+      {summary && <ReportedLine summary={summary} requests={records.length} />}
       {state.error && (
         <p class="error" role="alert">
           Could not read the newest steps: {clip(state.error, 2000)}

@@ -57,8 +57,9 @@ type ContextNotFittedEvent = { type: 'context-not-fitted'; threadId: string; fix
 /**
  * Everything the offload and its context budget tell an app, as one discriminated union on `type`:
  * `offloaded`, `offload-failed`, `store-unavailable`, `summarized-drop`, `context-cleared`,
- * `context-over-budget` (C6) and `context-not-fitted` (C8). The same type in every way in: the built-in agent's `RunEvent`
- * includes it, and `tool-output-offload/ai-sdk` and `/langchain` re-export it.
+ * `context-over-budget` (C6), `context-calibrated` (C9) and `context-not-fitted` (C8). The same
+ * type in every way in: the built-in agent's `RunEvent` includes it, and `tool-output-offload/ai-sdk`
+ * and `/langchain` re-export it.
  */
 export type OffloadEvent =
   | OffloadedEvent

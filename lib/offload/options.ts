@@ -111,7 +111,13 @@ export function resolveToolLimits(tools: unknown): ToolLimits {
 /** The `contextBudget` option once checked (`offload.contextBudget`): every field filled in, frozen. */
 export type ResolvedContextBudget = Readonly<Required<ContextBudget>>;
 
-const budgetFields: readonly string[] = ['maxRequestTokens', 'keepRecentResults', 'clearAtLeastTokens', 'excludeTools'];
+const budgetFields: readonly string[] = [
+  'maxRequestTokens',
+  'keepRecentResults',
+  'clearAtLeastTokens',
+  'excludeTools',
+  'calibrate',
+];
 
 /** An integer field of contextBudget: a TypeError when it is no number, a RangeError when out of range. */
 function budgetInteger(field: string, value: unknown, min: number): number {
@@ -124,14 +130,14 @@ function budgetInteger(field: string, value: unknown, min: number): number {
 
 /**
  * Checks the `contextBudget` option (C1–C7) and fills in its defaults: `keepRecentResults` 3,
- * `clearAtLeastTokens` a quarter of `maxRequestTokens`, no `excludeTools`. A bad value throws a
+ * `clearAtLeastTokens` a quarter of `maxRequestTokens`, no `excludeTools`, `calibrate` true. A bad value throws a
  * TypeError (wrong kind, unknown field) or RangeError (out of range) naming `contextBudget.<field>`.
  */
 export function resolveContextBudget(budget: unknown): ResolvedContextBudget | undefined {
   if (budget === undefined) return undefined;
   if (!isRecord(budget)) {
     throw new TypeError(
-      `ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools? }, got ${quoteForMessage(budget)}`,
+      `ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools?, calibrate? }, got ${quoteForMessage(budget)}`,
     );
   }
   const unknown = Object.keys(budget).filter((field) => !budgetFields.includes(field));
@@ -154,10 +160,17 @@ export function resolveContextBudget(budget: unknown): ResolvedContextBudget | u
       `ToolOutputOffload: contextBudget.excludeTools must be an array of tool names, got ${quoteForMessage(excludeTools)}`,
     );
   }
+  const { calibrate = true } = budget;
+  if (typeof calibrate !== 'boolean') {
+    throw new TypeError(
+      `ToolOutputOffload: contextBudget.calibrate must be true or false, got ${quoteForMessage(calibrate)}`,
+    );
+  }
   return Object.freeze({
     maxRequestTokens,
     keepRecentResults,
     clearAtLeastTokens,
     excludeTools: Object.freeze([...excludeTools]),
+    calibrate,
   });
 }

@@ -230,6 +230,11 @@ export interface RequestRecord {
   results: RequestResult[];
   /** What the provider said the request cost, in its own tokens, added when the reply arrived (`recordUsage`). */
   reported?: ReportedUsage;
+  /**
+   * The budget's calibration (C9) this request was fitted with: the provider's tokens an estimated
+   * one (at least 1). Absent when it was fitted to the estimate alone.
+   */
+  calibration?: number;
 }
 
 /**

@@ -33,6 +33,8 @@ const counts = (value: unknown) => Array.isArray(value) && value.every(count);
 const tokens = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 /** What `resultKeyFor` makes: at most 49 of A-Z a-z 0-9 _ - (an id prefix, a hyphen, 24 hex digits). */
 const resultKey = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9_-]{1,49}$/.test(value);
+/** A calibration factor (C9): the provider's tokens an estimated one, never below 1. */
+const factor = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 1;
 const absentOr = (holds: (value: unknown) => boolean) => (value: unknown) => value === undefined || holds(value);
 
 const infoFields: FieldCheck[] = [
@@ -204,6 +206,7 @@ const requestBodyFields: FieldCheck[] = [
   ['tokens', 'a number of tokens', tokens],
   ['tokensWithoutOffload', 'a number of tokens', tokens],
   ['budget', 'a positive integer or absent', absentOr(positive)],
+  ['calibration', 'a number of at least 1 or absent', absentOr(factor)],
   ['parts', 'a record', isRecord],
   ['results', 'an array', Array.isArray],
 ];
@@ -327,7 +330,7 @@ function resultOf({ toolCallId, toolName, path, shownAs, tokens }: RequestResult
 
 /** Only a ledger record's own fields (checked), copied: never any text. */
 export function requestFields(record: RequestRecord): RequestRecord {
-  const { threadId, step, at, tokens, tokensWithoutOffload, budget, parts, results, reported } = record;
+  const { threadId, step, at, tokens, tokensWithoutOffload, budget, calibration, parts, results, reported } = record;
   const { system, messages, whole, previews, pointers, cut } = parts;
   return {
     threadId,
@@ -336,6 +339,7 @@ export function requestFields(record: RequestRecord): RequestRecord {
     tokens,
     tokensWithoutOffload,
     ...(budget === undefined ? {} : { budget }),
+    ...(calibration === undefined ? {} : { calibration }),
     parts: { system, messages, whole, previews, pointers, cut },
     results: results.map(resultOf),
     ...(reported === undefined ? {} : { reported: reportedCounts(reported) }),

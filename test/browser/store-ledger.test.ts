@@ -262,6 +262,42 @@ describe('IndexedDbOffloadStore: malformed ledger and cleared records are skippe
     expect(await store.requests('t')).toEqual([]);
   });
 
+  it("a record's calibration (C9) is kept and read back, with its usage; one another script broke is unreadable", async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const store = open();
+    const calibrated = (tokens: number, calibration: number): RequestChange => {
+      const change = request(tokens);
+      return { ...change, record: { ...change.record, calibration } };
+    };
+    await store.recordRequest(calibrated(10, 1.3));
+    await store.recordRequest(calibrated(20, 1.25));
+    expect(await store.recordUsage({ threadId: 't', step: 1, reported: { inputTokens: 13 } })).toBe(true);
+    const again = new IndexedDbOffloadStore({ name: store.name });
+    try {
+      expect((await again.requests('t')).map(({ calibration, reported }) => ({ calibration, reported }))).toEqual([
+        { calibration: 1.3, reported: { inputTokens: 13 } },
+        { calibration: 1.25, reported: undefined },
+      ]);
+    } finally {
+      await again.close();
+    }
+    // recordRequest checks it as reads do: below 1 is no factor.
+    await expect(store.recordRequest(calibrated(30, 0.5))).rejects.toThrow(/change\.record\.calibration/);
+    await tamper(store.name, ['requests'], async (tx) => {
+      const requests = tx.objectStore('requests');
+      await requests.put({ ...(await requests.get(['t', 2]))!, calibration: '<b>1.3</b>' as never });
+    });
+    expect((await store.requests('t')).map((record) => record.step)).toEqual([1]);
+    expect(await store.unreadable('t')).toEqual([
+      {
+        store: 'requests',
+        key: '["t",2]',
+        threadId: 't',
+        reason: 'calibration is "<b>1.3</b>", not a number of at least 1 or absent',
+      },
+    ]);
+  });
+
   it('a cleared record whose pointer is over its bound is unreadable, never sent: clearing the result again replaces it', async () => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = open();

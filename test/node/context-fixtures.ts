@@ -20,14 +20,20 @@ export function contextStore(): ContextStore {
 
 /**
  * The thread's ledger once it holds `count` records (fitContext writes a request without a new
- * clearing behind the model call): read again at each of the store's 'request' events.
+ * clearing behind the model call), each as `ready` asks (default: any): read again at each of the
+ * store's 'request' events (a usage added to a record tells one too).
  */
-export function ledgerOf(store: ContextStore, threadId: string, count: number): Promise<RequestRecord[]> {
+export function ledgerOf(
+  store: ContextStore,
+  threadId: string,
+  count: number,
+  ready: (record: RequestRecord) => boolean = () => true,
+): Promise<RequestRecord[]> {
   return new Promise((resolve, reject) => {
     let done = false;
     const check = () =>
       store.requests(threadId).then((records) => {
-        if (done || records.length < count) return;
+        if (done || records.length < count || !records.every(ready)) return;
         done = true;
         stop();
         resolve(records);

@@ -154,6 +154,7 @@ describe('the contextBudget option', () => {
       keepRecentResults: 3,
       clearAtLeastTokens: 2000,
       excludeTools: [],
+      calibrate: true,
     });
     expect(Object.isFrozen(offload.contextBudget)).toBe(true);
     expect(Object.isFrozen(offload.contextBudget!.excludeTools)).toBe(true);
@@ -163,7 +164,10 @@ describe('the contextBudget option', () => {
     const given = { maxRequestTokens: 2001, keepRecentResults: 0, clearAtLeastTokens: 0, excludeTools };
     const custom = new ToolOutputOffload({ store, contextBudget: given });
     excludeTools.push('later');
-    expect(custom.contextBudget).toEqual({ ...given, excludeTools: ['search'] });
+    expect(custom.contextBudget).toEqual({ ...given, excludeTools: ['search'], calibrate: true });
+    expect(
+      new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 2000, calibrate: false } }).contextBudget,
+    ).toMatchObject({ calibrate: false });
     // Below thresholdTokens is allowed: a small model's window can be smaller than a preview's bound.
     expect(
       new ToolOutputOffload({ store, thresholdTokens: 20_000, contextBudget: { maxRequestTokens: 2000 } })
@@ -177,7 +181,7 @@ describe('the contextBudget option', () => {
       new ToolOutputOffload({ store, contextBudget: contextBudget as never });
     expect(make(8000)).toThrow(
       new TypeError(
-        'ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools? }, got 8000',
+        'ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools?, calibrate? }, got 8000',
       ),
     );
     expect(make({})).toThrow(TypeError);
@@ -196,9 +200,13 @@ describe('the contextBudget option', () => {
       /contextBudget\.excludeTools must be an array of tool names/,
     );
     expect(make({ maxRequestTokens: 8000, excludeTools: [1] })).toThrow(TypeError);
+    expect(make({ maxRequestTokens: 8000, calibrate: 'no' })).toThrow(
+      new TypeError('ToolOutputOffload: contextBudget.calibrate must be true or false, got "no"'),
+    );
+    expect(make({ maxRequestTokens: 8000, calibrate: 0 })).toThrow(/contextBudget\.calibrate must be true or false/);
     expect(make({ maxRequestTokens: 8000, keepRecent: 2 })).toThrow(
       new TypeError(
-        'ToolOutputOffload: unknown field contextBudget.keepRecent; the fields are maxRequestTokens, keepRecentResults, clearAtLeastTokens, excludeTools',
+        'ToolOutputOffload: unknown field contextBudget.keepRecent; the fields are maxRequestTokens, keepRecentResults, clearAtLeastTokens, excludeTools, calibrate',
       ),
     );
   });

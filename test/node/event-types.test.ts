@@ -22,6 +22,7 @@ describe('OffloadEvent', () => {
       | 'summarized-drop'
       | 'context-cleared'
       | 'context-over-budget'
+      | 'context-calibrated'
       | 'context-not-fitted'
     >();
     expectTypeOf<Of<'context-not-fitted'>>().toEqualTypeOf<{
@@ -47,6 +48,12 @@ describe('OffloadEvent', () => {
       tokensAfter: number;
     }>();
     expectTypeOf<Of<'context-over-budget'>>().toMatchTypeOf<{ threadId: string; tokens: number; budget: number }>();
+    expectTypeOf<Of<'context-calibrated'>>().toEqualTypeOf<{
+      type: 'context-calibrated';
+      threadId: string;
+      factor: number;
+      effectiveBudget: number;
+    }>();
     // @ts-expect-error a misspelled event type is no OffloadEvent
     const misspelled: OffloadEvent['type'] = 'ofloaded';
     void misspelled;

@@ -1,5 +1,11 @@
 import { utf8Bytes } from '../../shared/text.js';
-import type { ClearedResult, RecordedRequest, RequestChange, WritableOffloadStore } from '../../store/offload-store.js';
+import type {
+  ClearedResult,
+  RecordedRequest,
+  RequestChange,
+  RequestRecord,
+  WritableOffloadStore,
+} from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
 import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
 import { readToolNames } from '../read-tools.js';
@@ -8,6 +14,13 @@ import { readsFromMount, resultPath } from '../result-path.js';
 import type { ShownTexts } from '../shown-texts.js';
 import { stagingTag, storeResult } from '../store-result.js';
 import { clearedPointer } from '../words.js';
+import {
+  calibratedBudget,
+  calibrationEvent,
+  calibrationFactor,
+  calibrationRecords,
+  previousFactor,
+} from './calibration.js';
 import {
   checkRequest,
   clearable,
@@ -137,6 +150,10 @@ export class ContextFitter {
       }
     }
     const slots = await this.#classify(request, cleared, lastAssistant);
+    // C9: the budget in estimated tokens that keeps the request within maxRequestTokens as the provider counts.
+    const calibration = budget?.calibrate === true ? await this.#calibration(threadId) : undefined;
+    const factor = calibration?.factor;
+    const fitTo = budget === undefined ? undefined : calibratedBudget(budget, factor ?? 1);
     const fixed = system + messages;
     const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
     const tokensBefore = total();
@@ -144,17 +161,17 @@ export class ContextFitter {
     // C2–C5: clear the oldest results not protected until the request fits and enough is freed.
     const clearedNow = new Map<ResultInRequest, NewClearing>();
     if (
-      budget !== undefined &&
+      fitTo !== undefined &&
       storeWorks &&
       typeof store.recordRequest === 'function' &&
-      tokensBefore > budget.maxRequestTokens
+      tokensBefore > fitTo.maxRequestTokens
     ) {
       let freed = 0;
       // The store keeps one record a tool call id (the first): a result whose id another result's
       // record holds (a reused id) cannot stay cleared (C4), so it is shown as it is.
       const takenIds = new Set(cleared.keys());
-      for (const slot of clearable(slots, budget, lastAssistant)) {
-        if (total() <= budget.maxRequestTokens && freed >= budget.clearAtLeastTokens) break;
+      for (const slot of clearable(slots, fitTo, lastAssistant)) {
+        if (total() <= fitTo.maxRequestTokens && freed >= fitTo.clearAtLeastTokens) break;
         if (takenIds.has(slot.message.toolCallId)) continue;
         takenIds.add(slot.message.toolCallId);
         const clearing = await this.#clear(request, slot, calls.get(slot.message.toolCallId));
@@ -175,11 +192,20 @@ export class ContextFitter {
 
     const at = Date.now();
     const events: ContextEvent[] = [];
+    if (budget !== undefined && calibration !== undefined) {
+      const moved = calibrationEvent(threadId, budget, calibration.previous, factor ?? 1);
+      if (moved !== undefined) events.push(moved);
+    }
+    /** The request's ledger record: the estimate as measured, and the factor it was fitted with (C9). */
+    const changeOf = (newlyCleared: NewClearing[]): RequestChange => {
+      const change = ledgerChange(request, at, { system, messages }, slots, newlyCleared, budget);
+      return factor === undefined ? change : { ...change, record: { ...change.record, calibration: factor } };
+    };
     /** The request's ledger record once written (undefined: none), for the usage its reply reports. */
     let ledgerRecord: Promise<RecordedRequest | undefined> = Promise.resolve(undefined);
-    cutPreviewsToHeaders(slots, fixed, budget, tokens);
+    cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
     if (clearedNow.size > 0) {
-      const change = ledgerChange(request, at, { system, messages }, slots, [...clearedNow.values()], budget);
+      const change = changeOf([...clearedNow.values()]);
       let recorded: RecordedRequest | undefined;
       try {
         recorded = await this.#record(change, true);
@@ -190,7 +216,7 @@ export class ContextFitter {
         // S3: an unrecorded clearing would not stay cleared (C4); send those results as before, and write no ledger.
         for (const slot of slots) if (slot.uncut) Object.assign(slot, slot.uncut, { uncut: undefined });
         for (const slot of clearedNow.keys()) Object.assign(slot, slot.before, { before: undefined });
-        cutPreviewsToHeaders(slots, fixed, budget, tokens);
+        cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
         clearedNow.clear();
       } else {
         ledgerRecord = Promise.resolve(recorded);
@@ -217,16 +243,36 @@ export class ContextFitter {
       }
     } else if (typeof store.recordRequest === 'function') {
       // Nothing new to keep: the ledger is written behind the model call, in order, so the call does not wait for it.
-      const write = this.#record(ledgerChange(request, at, { system, messages }, slots, [], budget), false);
+      const write = this.#record(changeOf([]), false);
       ledgerRecord = write.catch(() => undefined);
     }
 
     const sent = total();
-    if (budget !== undefined && sent > budget.maxRequestTokens) {
-      events.push({ type: 'context-over-budget', threadId, tokens: sent, budget: budget.maxRequestTokens });
+    if (fitTo !== undefined && sent > fitTo.maxRequestTokens) {
+      events.push({ type: 'context-over-budget', threadId, tokens: sent, budget: fitTo.maxRequestTokens });
     }
     const replacements = replacementsOf(slots);
     return { replacements, events, tokens: sent, reportUsage: usageReporter(store, threadId, ledgerRecord) };
+  }
+
+  /**
+   * C9: the thread's calibration from its newest ledger records, read after its queued writes (so
+   * the previous request's record counts, with the usage its way in reported when the reply came):
+   * the factor to fit with (undefined: too few
+   * reports, the estimate alone) and the previous request's. Undefined when the store keeps no
+   * ledger or fails to read it (S3: the estimate alone).
+   */
+  async #calibration(threadId: string): Promise<{ factor: number | undefined; previous: number } | undefined> {
+    const { store } = this.#options;
+    if (typeof store.requests !== 'function') return undefined;
+    let records: RequestRecord[];
+    try {
+      await this.#writes.get(threadId);
+      records = await store.requests(threadId, { newest: calibrationRecords });
+    } catch {
+      return undefined;
+    }
+    return { factor: calibrationFactor(records), previous: previousFactor(records) };
   }
 
   /** How each result of the request is shown before this request clears anything. */

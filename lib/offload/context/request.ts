@@ -19,6 +19,14 @@ export interface ContextBudget {
   clearAtLeastTokens?: number;
   /** Results of these tools are never cleared. */
   excludeTools?: readonly string[];
+  /**
+   * Hold `maxRequestTokens` in the provider's tokens once it has reported some (C9): the budget
+   * relates the input tokens reported for the thread's recent requests to its own estimate of them
+   * and fits each request so its expected reported size stays within the budget (never enlarging
+   * it). `false` keeps the estimate alone. Without reported usage nothing changes.
+   * @default true
+   */
+  calibrate?: boolean;
 }
 
 /** A tool call an assistant message asked for; its arguments count as their JSON. */
@@ -70,12 +78,18 @@ export interface ContextReplacement {
   dropMedia: boolean;
 }
 
-/** What fitting a request to the budget told: results cleared (C6), or the request over the budget anyway. */
+/** What fitting a request to the budget told: results cleared (C6), the request over the budget anyway, the budget calibrated (C9). */
 export type ContextEvent =
   /** Old results were cleared from this request (C1, C2): `paths` they are read back at, its estimated tokens before and after. */
   | { type: 'context-cleared'; threadId: string; paths: string[]; tokensBefore: number; tokensAfter: number }
-  /** Clearing all it may, the request is still over `budget` (C6): it is sent anyway, previews cut to their header. */
-  | { type: 'context-over-budget'; threadId: string; tokens: number; budget: number };
+  /** Clearing all it may, the request's estimated `tokens` are still over `budget` (C6; calibrated, C9): it is sent anyway, previews cut to their header. */
+  | { type: 'context-over-budget'; threadId: string; tokens: number; budget: number }
+  /**
+   * The budget calibrated to the provider's reported tokens (C9) moved by more than 10% from the
+   * previous request's: `factor` reported tokens an estimated one, `effectiveBudget` the request's
+   * budget in estimated tokens now (`maxRequestTokens` / `factor`).
+   */
+  | { type: 'context-calibrated'; threadId: string; factor: number; effectiveBudget: number };
 
 /** What to send for one request: replacements of some tool results, and what to tell the app. */
 export interface FittedContext {

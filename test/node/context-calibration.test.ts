@@ -1,0 +1,180 @@
+// C9: the budget calibrated to what the provider reports. The factor from the ledger's records
+// (median, small requests ignored, never enlarging), the budget it makes, the event when it moves,
+// and fitContext over a store: a reported 1.3× the estimate shrinks what is sent, `calibrate: false`
+// does not, a new offload over the same store calibrates alike, a damaged factor is unreadable (S2).
+
+import { describe, expect, it, vi } from 'vitest';
+import { MemoryOffloadStore, type RequestRecord, ToolOutputOffload } from '../../lib/index.js';
+import {
+  calibratedBudget,
+  calibrationEvent,
+  calibrationFactor,
+  minCalibrationTokens,
+  previousFactor,
+} from '../../lib/offload/context/calibration.js';
+import { resolveContextBudget } from '../../lib/offload/options.js';
+import { requestProblem } from '../../lib/store/record-checks.js';
+import { conversation, ledgerOf, request, textOf } from './context-fixtures.js';
+
+const parts = { system: 0, messages: 0, whole: 0, previews: 0, pointers: 0, cut: 0 };
+/** A ledger record of `tokens` estimated, with `reported` input tokens when given. */
+const recordOf = (step: number, tokens: number, reported?: number, calibration?: number): RequestRecord => ({
+  threadId: 't',
+  step,
+  at: step,
+  tokens,
+  tokensWithoutOffload: tokens,
+  parts: { ...parts, messages: tokens },
+  results: [],
+  ...(reported === undefined ? {} : { reported: { inputTokens: reported } }),
+  ...(calibration === undefined ? {} : { calibration }),
+});
+
+describe('calibrationFactor', () => {
+  it('is the median ratio of reported to estimated tokens, robust to one odd reply', () => {
+    const records = [recordOf(1, 1000, 1300), recordOf(2, 2000, 2600), recordOf(3, 1000, 9000)];
+    expect(calibrationFactor(records)).toBe(1.3);
+    // An even count: the mean of the two middle ratios (1.3 and 1.4 of 1.2, 1.3, 1.4, 9).
+    const even = [recordOf(1, 1000, 1200), recordOf(2, 1000, 1300), recordOf(3, 1000, 1400), recordOf(4, 1000, 9000)];
+    expect(calibrationFactor(even)).toBe(1.35);
+  });
+
+  it('needs three requests of at least 500 estimated tokens with reported usage', () => {
+    expect(calibrationFactor([recordOf(1, 1000, 1300), recordOf(2, 1000, 1300)])).toBeUndefined();
+    // A request too small to tell (a provider's framing dominates it) and one not reported do not count.
+    const small = [
+      recordOf(1, 1000, 1300),
+      recordOf(2, 1000, 1300),
+      recordOf(3, minCalibrationTokens - 1, 2000),
+      recordOf(4, 2000),
+    ];
+    expect(calibrationFactor(small)).toBeUndefined();
+    expect(calibrationFactor([...small, recordOf(5, minCalibrationTokens, minCalibrationTokens * 1.3)])).toBe(1.3);
+  });
+
+  it('never enlarges the budget, never shrinks it past a tenth, and reads only the newest 12 records', () => {
+    const fewer = [1, 2, 3].map((step) => recordOf(step, 1000, 700));
+    expect(calibrationFactor(fewer)).toBe(1);
+    const absurd = [1, 2, 3].map((step) => recordOf(step, 1000, 1_000_000));
+    expect(calibrationFactor(absurd)).toBe(10);
+    const old = Array.from({ length: 20 }, (_, i) => recordOf(i + 1, 1000, 2000));
+    const recent = Array.from({ length: 12 }, (_, i) => recordOf(i + 21, 1000, 1100));
+    // Handed in any order (a custom store may answer with more than asked): the newest by step.
+    expect(calibrationFactor([...recent, ...old].reverse())).toBe(1.1);
+  });
+});
+
+describe('the calibrated budget and its event', () => {
+  const budget = resolveContextBudget({ maxRequestTokens: 8000 })!;
+
+  it('divides maxRequestTokens and clearAtLeastTokens by the factor; 1 leaves the budget as it is', () => {
+    expect(calibratedBudget(budget, 1)).toBe(budget);
+    expect(calibratedBudget(budget, 1.6)).toMatchObject({ maxRequestTokens: 5000, clearAtLeastTokens: 1250 });
+  });
+
+  it('is told when the effective budget moves by more than 10% from the previous request’s', () => {
+    expect(calibrationEvent('t', budget, 1, 1.3)).toEqual({
+      type: 'context-calibrated',
+      threadId: 't',
+      factor: 1.3,
+      effectiveBudget: 6153,
+    });
+    expect(calibrationEvent('t', budget, 1.3, 1.35)).toBeUndefined();
+    expect(calibrationEvent('t', budget, 1, 1.1)).toBeUndefined();
+    expect(calibrationEvent('t', budget, 1.6, 1)).toMatchObject({ factor: 1, effectiveBudget: 8000 });
+    expect(previousFactor([recordOf(2, 10, undefined, 1.3), recordOf(1, 10, undefined, 2)])).toBe(1.3);
+    expect(previousFactor([recordOf(1, 10)])).toBe(1);
+  });
+});
+
+describe('fitContext with a calibrating budget', () => {
+  /** Step n's conversation: n results of about 700 estimated tokens each, every one answered. */
+  const stepsOf = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: `c${i + 1}`, toolName: 'fetch_orders', text: textOf(700, `r${i}`) }));
+
+  /** Runs `steps` requests, each reported as `ratio` times its estimate; what each fitting sent and told. */
+  async function session(offload: ToolOutputOffload, steps: number, ratio: number, from = 1) {
+    const sent: { tokens: number; events: string[] }[] = [];
+    for (let n = from; n < from + steps; n++) {
+      const fitted = await offload.fitContext(request('t', conversation(stepsOf(n))));
+      sent.push({ tokens: fitted.tokens, events: fitted.events.map((event) => event.type) });
+      await fitted.reportUsage({ inputTokens: Math.round(fitted.tokens * ratio) });
+    }
+    return sent;
+  }
+
+  it('keeps every request from the fifth on within maxRequestTokens as reported; calibrate: false does not', async () => {
+    const maxRequestTokens = 4000;
+    const store = new MemoryOffloadStore();
+    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens, keepRecentResults: 1 } });
+    const sent = await session(offload, 12, 1.3);
+    expect(sent.slice(4).every(({ tokens }) => tokens * 1.3 <= maxRequestTokens)).toBe(true);
+    expect(sent.flatMap(({ events }) => events).filter((type) => type === 'context-calibrated')).toHaveLength(1);
+    const ledger = await ledgerOf(store, 't', 12);
+    expect(ledger.slice(0, 3).every((record) => record.calibration === undefined)).toBe(true);
+    expect(ledger.slice(3).map((record) => record.calibration)).toEqual(Array(9).fill(1.3));
+    // The estimate stays the estimate: what was sent, as measured.
+    expect(ledger.map((record) => record.tokens)).toEqual(sent.map(({ tokens }) => tokens));
+
+    const plain = new ToolOutputOffload({
+      store: new MemoryOffloadStore(),
+      contextBudget: { maxRequestTokens, keepRecentResults: 1, calibrate: false },
+    });
+    const uncalibrated = await session(plain, 12, 1.3);
+    expect(uncalibrated.slice(4).some(({ tokens }) => tokens * 1.3 > maxRequestTokens)).toBe(true);
+    expect(uncalibrated.flatMap(({ events }) => events)).not.toContain('context-calibrated');
+  });
+
+  it('changes nothing without reported usage', async () => {
+    const store = new MemoryOffloadStore();
+    const budget = { maxRequestTokens: 4000, keepRecentResults: 1 };
+    const calibrating = new ToolOutputOffload({ store, contextBudget: budget });
+    const plain = new ToolOutputOffload({
+      store: new MemoryOffloadStore(),
+      contextBudget: { ...budget, calibrate: false },
+    });
+    for (let n = 1; n <= 8; n++) {
+      const [a, b] = [
+        await calibrating.fitContext(request('t', conversation(stepsOf(n)))),
+        await plain.fitContext(request('t', conversation(stepsOf(n)))),
+      ];
+      expect(a.tokens).toBe(b.tokens);
+      expect(a.events).toEqual(b.events);
+    }
+    expect((await ledgerOf(store, 't', 8)).some((record) => 'calibration' in record)).toBe(false);
+  });
+
+  it('fits to the estimate alone when the ledger cannot be read (S3), and never fails the request', async () => {
+    const store = new MemoryOffloadStore();
+    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 4000, keepRecentResults: 1 } });
+    await session(offload, 6, 1.3);
+    const failing = vi.spyOn(store, 'requests').mockRejectedValue(new DOMException('gone', 'InvalidStateError'));
+    const fitted = await offload.fitContext(request('t', conversation(stepsOf(7))));
+    failing.mockRestore();
+    expect(fitted.tokens).toBeLessThanOrEqual(4000);
+    const ledger = await ledgerOf(store, 't', 7);
+    expect(ledger[6]!.calibration).toBeUndefined();
+    expect(ledger[5]!.calibration).toBe(1.3);
+  });
+
+  it('holds across a new offload over the same store (the factor is the ledger’s), told once', async () => {
+    const store = new MemoryOffloadStore();
+    const contextBudget = { maxRequestTokens: 4000, keepRecentResults: 1 };
+    const first = await session(new ToolOutputOffload({ store, contextBudget }), 5, 1.3);
+    const again = await session(new ToolOutputOffload({ store, contextBudget }), 5, 1.3, 6);
+    expect(again.every(({ tokens }) => tokens * 1.3 <= 4000)).toBe(true);
+    expect([...first, ...again].flatMap(({ events }) => events).filter((t) => t === 'context-calibrated')).toEqual([
+      'context-calibrated',
+    ]);
+  });
+});
+
+describe('a ledger record’s calibration read back (S2)', () => {
+  it('is a finite number of at least 1, or absent', () => {
+    expect(requestProblem(recordOf(1, 10, 13, 1.3))).toBeUndefined();
+    expect(requestProblem(recordOf(1, 10))).toBeUndefined();
+    for (const bad of [0.5, Number.NaN, Number.POSITIVE_INFINITY, '1.3', null]) {
+      expect(requestProblem({ ...recordOf(1, 10), calibration: bad })).toMatch(/^calibration /);
+    }
+  });
+});
