@@ -116,3 +116,56 @@ export async function offloaded(
 
 /** A system prompt of about 1,820 tokens: with a result or two, over a budget of 2,000. */
 export const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;
+
+/** What a request's tool results named, as C9 sends them: the results merged, listed or not. */
+export interface MergedShown {
+  /** Results sent as a block's listing, as a stub, or as their own pointer. */
+  listings: number;
+  stubs: number;
+  pointers: number;
+  /** Every path named, by the result it stands for (its tool call id). */
+  paths: Map<string, string>;
+}
+
+const listingPattern =
+  /^\[Cleared from context\] (\d+) tool results? \(.*?\), .*? stored at (\/large_tool_results\/) \+ ([A-Za-z0-9_ -]+)\./;
+
+/**
+ * Reads the tool results a request sent, in their order (C9): each block's listing names the mount
+ * once, then its keys in the order of its results — its own first, then each later stub's. A stub
+ * must come after a listing that still has a key for it, and a key starts with its result's call id.
+ * Anything else is the result's own pointer (its path taken), or the result as it is.
+ */
+export function mergedShown(results: ReadonlyArray<{ toolCallId: string; text: string }>, stub: string): MergedShown {
+  const shown: MergedShown = { listings: 0, stubs: 0, pointers: 0, paths: new Map() };
+  /** Keys listed above and not yet matched to their result. */
+  const waiting: string[] = [];
+  const take = (toolCallId: string): string | undefined => {
+    const at = waiting.findIndex((key) => key.startsWith(`${toolCallId}-`));
+    return at < 0 ? undefined : waiting.splice(at, 1)[0];
+  };
+  for (const { toolCallId, text } of results) {
+    const listing = listingPattern.exec(text);
+    if (listing) {
+      const keys = listing[3]!.split(' ');
+      if (keys.length !== Number(listing[1]))
+        throw new Error(`a listing names ${keys.length} keys, says ${listing[1]}`);
+      waiting.push(...keys);
+      shown.listings++;
+    }
+    if (listing || text === stub) {
+      const key = take(toolCallId);
+      if (key === undefined) throw new Error(`result ${toolCallId} is merged, but no listing above names its path`);
+      shown.paths.set(toolCallId, `${listing?.[2] ?? '/large_tool_results/'}${key}`);
+      if (!listing) shown.stubs++;
+      continue;
+    }
+    const path = /^\[Cleared\b.*?(\/large_tool_results\/[A-Za-z0-9_-]+)/.exec(text)?.[1];
+    if (path !== undefined) {
+      shown.pointers++;
+      shown.paths.set(toolCallId, path);
+    }
+  }
+  if (waiting.length > 0) throw new Error(`${waiting.length} listed paths match no result: ${waiting.slice(0, 3)}`);
+  return shown;
+}
