@@ -97,40 +97,25 @@ for (const kind of contextStores) {
       const store = kind.open();
       const offload = budgetOffload(store, budget);
       const messages: ContextMessage[] = [{ role: 'user', text: 'Fetch every order.' }];
-      const requests: Sent[] = [{ results: [], calls: [] }]; // the first model call, before any result
-      for (const batch of script) {
-        messages.push({
-          role: 'assistant',
-          text: '',
-          toolCalls: batch.map((n) => ({ id: idOf(n), name: 'order', args: { n } })),
-        });
-        for (const n of batch)
-          messages.push({ role: 'tool', toolCallId: idOf(n), toolName: 'order', text: orderText(n) });
-        const fitted = await offload.fitContext({
-          threadId: 't',
-          system: 'You fetch orders.',
-          tools: [{ name: 'order' }],
-          messages,
-        });
-        const sent = applied(messages, fitted);
+      const requests: Sent[] = [];
+      /** One model call: the request fitted, as sent. */
+      const send = async () => {
+        const request = { threadId: 't', system: 'You fetch orders.', tools: [{ name: 'order' }], messages };
+        const sent = applied(messages, await offload.fitContext(request));
         requests.push({
           results: sent.flatMap((m) => (m.role === 'tool' ? [{ toolCallId: m.toolCallId, text: m.text }] : [])),
           calls: sent.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((call) => call.id) : [])),
         });
+      };
+      await send(); // the first model call, before any result
+      for (const batch of script) {
+        const toolCalls = batch.map((n) => ({ id: idOf(n), name: 'order', args: { n } }));
+        messages.push({ role: 'assistant', text: '', toolCalls });
+        for (const n of batch)
+          messages.push({ role: 'tool', toolCallId: idOf(n), toolName: 'order', text: orderText(n) });
+        await send();
       }
-      messages.push({ role: 'assistant', text: 'done' });
-      const fitted = await offload.fitContext({
-        threadId: 't',
-        system: 'You fetch orders.',
-        tools: [{ name: 'order' }],
-        messages,
-      });
-      const sent = applied(messages, fitted);
-      requests.push({
-        results: sent.flatMap((m) => (m.role === 'tool' ? [{ toolCallId: m.toolCallId, text: m.text }] : [])),
-        calls: sent.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((call) => call.id) : [])),
-      });
-      await checkMerged(store, 't', requests.slice(0, 4));
+      await checkMerged(store, 't', requests);
     });
 
     it('through the built-in agent (scriptedModel)', async () => {
