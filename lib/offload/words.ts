@@ -313,7 +313,7 @@ interface ListingFacts {
 /**
  * The one line a block of merged results is listed in (C9), in its first result's place: how many,
  * their size, the mount once, then each key in the order of their results (this result's first,
- * then each one sent as `mergedStub`), and how to read one back.
+ * then each one sent as `mergedStub` below it, up to the next listing), and how to read one back.
  */
 export function mergedListing(facts: ListingFacts, mount: string): string {
   const how = howToRead(facts.readTools);
@@ -322,6 +322,6 @@ export function mergedListing(facts: ListingFacts, mount: string): string {
     how === undefined ? ' They are kept for the app (you have no tool to read them).' : ` Read one with ${how}.`;
   return (
     `[Cleared from context] ${plural(facts.keys.length, 'tool result')} (about ${facts.tokens} tokens${media}), ` +
-    `this one then each later "${mergedStub}" in order, stored at ${mount} + ${facts.keys.join(' ')}.${reading}`
+    `this one first, then each "${mergedStub}" below it in order, stored at ${mount} + ${facts.keys.join(' ')}.${reading}`
   );
 }

@@ -132,31 +132,28 @@ const listingPattern =
 
 /**
  * Reads the tool results a request sent, in their order (C9): each block's listing names the mount
- * once, then its keys in the order of its results — its own first, then each later stub's. A stub
- * must come after a listing that still has a key for it, and a key starts with its result's call id.
- * Anything else is the result's own pointer (its path taken), or the result as it is.
+ * once, then its keys in the order of its results — its own first, then each stub below it, up to
+ * the next listing, which must come only once every key of the one before has its stub. Anything
+ * else is the result's own pointer (its path taken), or the result as it is.
  */
 export function mergedShown(results: ReadonlyArray<{ toolCallId: string; text: string }>, stub: string): MergedShown {
   const shown: MergedShown = { listings: 0, stubs: 0, pointers: 0, paths: new Map() };
-  /** Keys listed above and not yet matched to their result. */
-  const waiting: string[] = [];
-  const take = (toolCallId: string): string | undefined => {
-    const at = waiting.findIndex((key) => key.startsWith(`${toolCallId}-`));
-    return at < 0 ? undefined : waiting.splice(at, 1)[0];
-  };
+  /** The nearest listing's keys not yet matched to their result. */
+  let waiting: string[] = [];
   for (const { toolCallId, text } of results) {
     const listing = listingPattern.exec(text);
     if (listing) {
-      const keys = listing[3]!.split(' ');
-      if (keys.length !== Number(listing[1]))
-        throw new Error(`a listing names ${keys.length} keys, says ${listing[1]}`);
-      waiting.push(...keys);
+      if (waiting.length > 0)
+        throw new Error(`a listing before ${toolCallId} names ${waiting.length} keys no stub took`);
+      waiting = listing[3]!.split(' ');
+      if (waiting.length !== Number(listing[1]))
+        throw new Error(`a listing names ${waiting.length} keys, says ${listing[1]}`);
       shown.listings++;
     }
     if (listing || text === stub) {
-      const key = take(toolCallId);
+      const key = waiting.shift();
       if (key === undefined) throw new Error(`result ${toolCallId} is merged, but no listing above names its path`);
-      shown.paths.set(toolCallId, `${listing?.[2] ?? '/large_tool_results/'}${key}`);
+      shown.paths.set(toolCallId, `/large_tool_results/${key}`);
       if (!listing) shown.stubs++;
       continue;
     }

@@ -159,6 +159,19 @@ describe('the budget plan (no store)', () => {
       expect(slots[50]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
       expect(slots[0]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
 
+      // Cleared in turns (every other result first): the second block's span would overlap the first's, so it stays as pointers.
+      const interleaved = session(count);
+      const turns = orderOf(interleaved);
+      const alternate = [
+        ...turns.slice(0, 100).filter((_, i) => i % 2 === 0),
+        ...turns.slice(0, 100).filter((_, i) => i % 2 === 1),
+        ...turns.slice(100),
+      ];
+      mergePointers(interleaved, alternate, wide, last, undefined, tokens);
+      expect(interleaved.filter((slot) => slot.unmerged !== undefined).map((slot) => slot.message.toolCallId)).toEqual(
+        alternate.slice(0, 50).map((record) => record.toolCallId),
+      );
+
       const missing = session(count);
       mergePointers(missing.slice(1), orderOf(missing), wide, last, undefined, tokens); // c0 not in the request
       expect(missing.slice(1, 50).every((slot) => slot.unmerged === undefined)).toBe(true);

@@ -281,7 +281,8 @@ export function unmergePointers(slots: readonly ResultInRequest[]): void {
  * with a path, in `order` (the order the thread cleared them); as many blocks as the results past
  * `pointerRoom` fill. Each block is the same in every request that has it, whatever else the request
  * holds; it is merged only when every result of it is shown as its own pointer and none is
- * protected (C5), its texts within their bounds and smaller than the pointers they replace. Any
+ * protected (C5), its span of the request overlaps no block merged before it (each stub is the
+ * nearest listing's above it), its texts within their bounds and smaller than the pointers they replace. Any
  * merge made before is taken back first.
  */
 export function mergePointers(
@@ -305,6 +306,8 @@ export function mergePointers(
     if (slot.shownAs === 'pointer' && slot.path !== undefined && !pointers.has(name)) pointers.set(name, slot);
   }
   const stubTokens = tokensOf(mergedStub);
+  /** The request's span of each block merged: a stub belongs to the nearest listing above it, so spans never overlap. */
+  const spans: Array<[number, number]> = [];
   for (let block = 0; block < blocks; block++) {
     const members: ResultInRequest[] = [];
     for (const record of listed.slice(block * mergeBlockResults, (block + 1) * mergeBlockResults)) {
@@ -317,6 +320,8 @@ export function mergePointers(
     );
     if (members.length < mergeBlockResults || protectedOne) continue;
     members.sort((a, b) => a.index - b.index);
+    const span: [number, number] = [members[0]!.index, members.at(-1)!.index];
+    if (spans.some(([from, to]) => span[0] <= to && from <= span[1])) continue;
     const listing = mergedListing(
       {
         keys: members.map((slot) => listedKey(slot.path)!),
@@ -332,6 +337,7 @@ export function mergePointers(
     const within =
       listingTokens <= maxPointerTokens + members.length * maxListedPathTokens && stubTokens <= maxStubTokens;
     if (!within || merged >= own) continue;
+    spans.push(span);
     for (const [i, slot] of members.entries()) {
       const text = i === 0 ? listing : mergedStub;
       Object.assign(slot, {
