@@ -284,3 +284,44 @@ function pointerForms(facts: PointerFacts): string[] {
 export function clearedPointer(facts: PointerFacts, measure: TokenMeasure): string | undefined {
   return pointerForms(facts).find((form) => measure.within(form, maxPointerTokens));
 }
+
+// ---- Merged pointers (C10) ----
+// When a thread's pointers alone would crowd out the budget, the oldest are merged in blocks: one
+// result of a block lists every path, each other is this stub. Both are functions of data, so the
+// same block reads the same in every later request (C4).
+
+/** The most estimated tokens a merged result's stub takes (C10). */
+export const maxStubTokens = 8;
+
+/** The most estimated tokens a merged listing takes for each path it names, beyond maxPointerTokens for its words (C10). */
+export const maxListedPathTokens = 30;
+
+/** What a merged result is sent as: where its path is, in a few tokens (C10). */
+export const mergedStub = '[Cleared, see above]';
+
+/** What a merged listing says about its block of cleared results. */
+interface ListingFacts {
+  /** The keys under the mount, in the order of their results; the first is the listing's own. */
+  keys: readonly string[];
+  /** Estimated tokens of what reading them all back gives. */
+  tokens: number;
+  /** Their non-text parts together, which the listing and the stubs drop. */
+  mediaParts: number;
+  readTools?: readonly string[];
+}
+
+/**
+ * The one line a block of merged results is listed in (C10), in its first result's place: how many,
+ * their size, the mount once, then each key in the order of their results (this result's first,
+ * then each one sent as `mergedStub` below it, up to the next listing), and how to read one back.
+ */
+export function mergedListing(facts: ListingFacts, mount: string): string {
+  const how = howToRead(facts.readTools);
+  const media = mediaWords(facts.mediaParts).replace('its ', 'their ');
+  const reading =
+    how === undefined ? ' They are kept for the app (you have no tool to read them).' : ` Read one with ${how}.`;
+  return (
+    `[Cleared from context] ${plural(facts.keys.length, 'tool result')} (about ${facts.tokens} tokens${media}), ` +
+    `this one first, then each "${mergedStub}" below it in order, stored at ${mount} + ${facts.keys.join(' ')}.${reading}`
+  );
+}

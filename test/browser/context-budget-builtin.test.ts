@@ -2,6 +2,7 @@
 // every model request; the scripted model records what it got. On both stores, in every engine.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/agent/create-agent.js';
+import { mergedStub } from '../../lib/offload/words.js';
 import { MemoryCheckpointer } from '../../lib/runtime/checkpoint.js';
 import type { Message } from '../../lib/runtime/messages.js';
 import { block, type Middleware } from '../../lib/runtime/middleware.js';
@@ -10,6 +11,7 @@ import { joinText } from '../../lib/shared/content.js';
 import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { Summarization } from '../../lib/summarization/summarization.js';
 import { scriptedModel } from '../../lib/testing.js';
+import { mergedShown } from '../node/context-fixtures.js';
 import {
   budgetAgent,
   calls,
@@ -59,9 +61,27 @@ async function checkRequests(
       ...results.slice(Math.max(0, results.length - keep)).map((m) => m.toolCallId),
       ...latestStep(request.messages).map((m) => m.toolCallId),
     ]);
+    // C10: the oldest pointers merged, each path named by its block's listing.
+    const merged = mergedShown(
+      results.map((m) => ({ toolCallId: m.toolCallId, text: joinText(m.content) })),
+      mergedStub,
+    );
+    const isMerged = (text: string | undefined) =>
+      text === mergedStub || (text?.startsWith('[Cleared from context] 50 tool results') ?? false);
     for (const message of results) {
       const text = joinText(message.content);
       const id = message.toolCallId;
+      if (isMerged(text)) {
+        expect(protectedIds.has(id), `result ${id} merged in request ${k}, but it is protected (C5)`).toBe(false);
+        expect(merged.paths.get(id), `result ${id}'s merged path (request ${k})`).toBe(cleared.get(id)?.path);
+        expect(message.content).toHaveLength(1);
+        // C4: its own pointer until its block is merged, then the same merged text.
+        if (isMerged(firstShown.get(id))) expect(text).toBe(firstShown.get(id));
+        else expect(firstShown.has(id), `result ${id} merged before its pointer was sent (request ${k})`).toBe(true);
+        firstShown.set(id, text);
+        shown.set(id, text);
+        continue;
+      }
       if (text === whole.get(id)) {
         expect(firstShown.has(id), `result ${id} shown whole after its pointer (request ${k})`).toBe(false);
         continue;

@@ -122,3 +122,53 @@ export async function offloaded(
 
 /** A system prompt of about 1,820 tokens: with a result or two, over a budget of 2,000. */
 export const longSystem = `You are a careful analyst. ${'Check every figure twice. '.repeat(280)}`;
+
+/** What a request's tool results named, as C10 sends them: the results merged, listed or not. */
+export interface MergedShown {
+  /** Results sent as a block's listing, as a stub, or as their own pointer. */
+  listings: number;
+  stubs: number;
+  pointers: number;
+  /** Every path named, by the result it stands for (its tool call id). */
+  paths: Map<string, string>;
+}
+
+const listingPattern =
+  /^\[Cleared from context\] (\d+) tool results? \(.*?\), .*? stored at (\/large_tool_results\/) \+ ([A-Za-z0-9_ -]+)\./;
+
+/**
+ * Reads the tool results a request sent, in their order (C10): each block's listing names the mount
+ * once, then its keys in the order of its results — its own first, then each stub below it, up to
+ * the next listing, which must come only once every key of the one before has its stub. Anything
+ * else is the result's own pointer (its path taken), or the result as it is.
+ */
+export function mergedShown(results: ReadonlyArray<{ toolCallId: string; text: string }>, stub: string): MergedShown {
+  const shown: MergedShown = { listings: 0, stubs: 0, pointers: 0, paths: new Map() };
+  /** The nearest listing's keys not yet matched to their result. */
+  let waiting: string[] = [];
+  for (const { toolCallId, text } of results) {
+    const listing = listingPattern.exec(text);
+    if (listing) {
+      if (waiting.length > 0)
+        throw new Error(`a listing before ${toolCallId} names ${waiting.length} keys no stub took`);
+      waiting = listing[3]!.split(' ');
+      if (waiting.length !== Number(listing[1]))
+        throw new Error(`a listing names ${waiting.length} keys, says ${listing[1]}`);
+      shown.listings++;
+    }
+    if (listing || text === stub) {
+      const key = waiting.shift();
+      if (key === undefined) throw new Error(`result ${toolCallId} is merged, but no listing above names its path`);
+      shown.paths.set(toolCallId, `/large_tool_results/${key}`);
+      if (!listing) shown.stubs++;
+      continue;
+    }
+    const path = /^\[Cleared\b.*?(\/large_tool_results\/[A-Za-z0-9_-]+)/.exec(text)?.[1];
+    if (path !== undefined) {
+      shown.pointers++;
+      shown.paths.set(toolCallId, path);
+    }
+  }
+  if (waiting.length > 0) throw new Error(`${waiting.length} listed paths match no result: ${waiting.slice(0, 3)}`);
+  return shown;
+}

@@ -1,4 +1,4 @@
-// The budget's plan without a store (C1, C5, C6): measuring a request, choosing what may be
+// The budget's plan without a store (C1, C5, C6, C10): measuring a request, choosing what may be
 // cleared and cutting previews to their headers are pure functions of the request, the budget and
 // what the store said — here given by hand.
 
@@ -8,11 +8,15 @@ import {
   cutPreviewsToHeaders,
   ledgerChange,
   measureRequest,
+  mergeBlockResults,
+  mergePointers,
+  pointerRoom,
   type ResultInRequest,
   replacementsOf,
 } from '../../lib/offload/context/plan.js';
 import type { ContextMessage } from '../../lib/offload/context/request.js';
 import { resolveContextBudget } from '../../lib/offload/options.js';
+import { mergedStub } from '../../lib/offload/words.js';
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 const budget = resolveContextBudget({ maxRequestTokens: 2000, keepRecentResults: 1, excludeTools: ['keep_me'] })!;
@@ -87,5 +91,128 @@ describe('the budget plan (no store)', () => {
     );
     expect(change.record.tokensWithoutOffload).toBe(1500 + 9000);
     expect(JSON.stringify(change)).not.toContain('header');
+  });
+
+  describe('merging the oldest pointers (C10)', () => {
+    const wide = resolveContextBudget({ maxRequestTokens: 8000, keepRecentResults: 2, excludeTools: ['keep_me'] })!;
+    /** A pointer slot at message index 2i+2, cleared as call `c<i>`, its key of the usual shape. */
+    const pointerAt = (i: number, toolName = 'fetch'): ResultInRequest => {
+      const path = `/large_tool_results/c${i}-${i.toString(16).padStart(24, '0')}`;
+      const text = `[Cleared from context] Result of "${toolName}" (about 150 tokens), stored at ${path}. Read it with read_file or grep.`;
+      const message: Extract<ContextMessage, { role: 'tool' }> = {
+        role: 'tool',
+        toolCallId: `c${i}`,
+        toolName,
+        text: 'r'.repeat(600),
+      };
+      return { index: 2 * i + 2, message, shownAs: 'pointer', text, tokens: tokens(text), wholeTokens: 150, path };
+    };
+    const session = (count: number) => Array.from({ length: count }, (_, i) => pointerAt(i));
+    const orderOf = (slots: readonly ResultInRequest[]) =>
+      slots.map((slot) => ({ toolCallId: slot.message.toolCallId, path: slot.path }));
+    const last = 100_000;
+
+    it('merges nothing within the pointer room, then whole blocks of the oldest, each listing every path of its block', () => {
+      const room = pointerRoom(wide);
+      expect(room).toBe(33);
+      const within = session(room + mergeBlockResults - 1);
+      mergePointers(within, orderOf(within), wide, last, undefined, tokens);
+      expect(within.every((slot) => slot.unmerged === undefined)).toBe(true);
+
+      const slots = session(room + 2 * mergeBlockResults + 10);
+      const ownTexts = slots.map((slot) => slot.text);
+      mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
+      const merged = slots.filter((slot) => slot.unmerged !== undefined);
+      expect(merged).toHaveLength(2 * mergeBlockResults);
+      expect(merged).toEqual(slots.slice(0, 2 * mergeBlockResults)); // the oldest
+      for (const block of [0, 1]) {
+        const [lead, ...rest] = slots.slice(block * mergeBlockResults, (block + 1) * mergeBlockResults);
+        expect(lead!.text).toMatch(/^\[Cleared from context\] 50 tool results \(about 7500 tokens\)/);
+        // The mount once, then every key of the block in order.
+        expect(lead!.text.split('/large_tool_results/')).toHaveLength(2);
+        const keys = [lead!, ...rest].map((slot) => slot.path!.slice('/large_tool_results/'.length));
+        expect(lead!.text).toContain(keys.join(' '));
+        expect(lead!.tokens).toBe(tokens(lead!.text));
+        for (const slot of rest) expect(slot).toMatchObject({ text: mergedStub, tokens: tokens(mergedStub) });
+      }
+      // Still pointers (their media dropped), so every way in keeps each result with its call id.
+      expect([...replacementsOf(slots).values()].every((r) => r.shownAs === 'pointer' && r.dropMedia)).toBe(true);
+      const before = merged.reduce((sum, _, i) => sum + tokens(ownTexts[i]!), 0);
+      expect(merged.reduce((sum, slot) => sum + slot.tokens, 0)).toBeLessThan(before / 2);
+
+      // The same again (C4), whatever else the request holds; merged once more, nothing changes; taken back, their own.
+      const again = session(room + 2 * mergeBlockResults + 40);
+      mergePointers(again, orderOf(again), wide, last, undefined, tokens);
+      expect(again.slice(0, slots.length).map((slot) => slot.text)).toEqual(slots.map((slot) => slot.text));
+      mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
+      expect(slots.filter((slot) => slot.unmerged !== undefined)).toHaveLength(2 * mergeBlockResults);
+      mergePointers(slots, [], wide, last, undefined, tokens);
+      expect(slots.map((slot) => slot.text)).toEqual(ownTexts);
+    });
+
+    it('blocks follow the order the thread cleared them, not the request: a block with a result missing or protected stays as pointers', () => {
+      const count = 33 + 2 * mergeBlockResults;
+      const slots = session(count);
+      // Cleared in another order: the second block of the request's results was cleared first.
+      const order = [...orderOf(slots).slice(50, 100), ...orderOf(slots).slice(0, 50), ...orderOf(slots).slice(100)];
+      mergePointers(slots, order, wide, last, undefined, tokens);
+      expect(slots[50]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
+      expect(slots[0]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
+
+      // Cleared in turns (every other result first): the second block's span would overlap the first's, so it stays as pointers.
+      const interleaved = session(count);
+      const turns = orderOf(interleaved);
+      const alternate = [
+        ...turns.slice(0, 100).filter((_, i) => i % 2 === 0),
+        ...turns.slice(0, 100).filter((_, i) => i % 2 === 1),
+        ...turns.slice(100),
+      ];
+      mergePointers(interleaved, alternate, wide, last, undefined, tokens);
+      expect(interleaved.filter((slot) => slot.unmerged !== undefined).map((slot) => slot.message.toolCallId)).toEqual(
+        alternate.slice(0, 50).map((record) => record.toolCallId),
+      );
+
+      const missing = session(count);
+      mergePointers(missing.slice(1), orderOf(missing), wide, last, undefined, tokens); // c0 not in the request
+      expect(missing.slice(1, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+      expect(missing[50]!.unmerged).toBeDefined();
+
+      const excluded = session(count);
+      excluded[7] = pointerAt(7, 'keep_me');
+      mergePointers(excluded, orderOf(excluded), wide, last, undefined, tokens);
+      expect(excluded.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+
+      const unanswered = session(count);
+      mergePointers(unanswered, orderOf(unanswered), wide, 10, undefined, tokens); // after the last assistant message
+      expect(unanswered.every((slot) => slot.unmerged === undefined)).toBe(true);
+
+      const newest = session(count);
+      mergePointers(newest.slice(0, 51), orderOf(newest), wide, last, undefined, tokens); // c49, c50 the newest two
+      expect(newest.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+
+      // A page (no path) keeps its pointer and is not counted.
+      const pages = session(count).map((slot, i) => (i < 60 ? { ...slot, path: undefined } : slot));
+      mergePointers(pages, orderOf(pages), wide, last, undefined, tokens);
+      expect(pages.every((slot) => slot.unmerged === undefined)).toBe(true);
+    });
+
+    it("never lists a path out of a key's shape, nor a listing an estimator inflates past its bound", () => {
+      const count = 33 + mergeBlockResults;
+      const hostile = session(count);
+      hostile[3] = { ...hostile[3]!, path: `/large_tool_results/${'x'.repeat(5000)}<img src=x>` };
+      mergePointers(hostile, orderOf(hostile), wide, last, undefined, tokens);
+      expect(hostile.every((slot) => !slot.text.includes('<img'))).toBe(true);
+      expect(hostile.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true); // the block is one short
+
+      const slots = session(count);
+      const inflated = (text: string) => (text.startsWith('[Cleared from context] 50') ? 1_000_000 : tokens(text));
+      mergePointers(slots, orderOf(slots), wide, last, undefined, inflated);
+      expect(slots.every((slot) => slot.unmerged === undefined)).toBe(true);
+
+      // Read tools as the model has them.
+      const none = session(count);
+      mergePointers(none, orderOf(none), wide, last, [], tokens);
+      expect(none[0]!.text).toContain('you have no tool to read them');
+    });
   });
 });

@@ -22,16 +22,19 @@ import {
   previousFactor,
 } from './calibration.js';
 import {
+  type ClearedInOrder,
   checkRequest,
   clearable,
   cutPreviewsToHeaders,
   isResult,
   ledgerChange,
   measureRequest,
+  mergePointers,
   type NewClearing,
   type ResultInRequest,
   replacementsOf,
   showAsReplaced,
+  unmergePointers,
 } from './plan.js';
 import type { ContextEvent, ContextRequest, ContextToolCall, FittedContext } from './request.js';
 import { usageReporter } from './usage.js';
@@ -203,6 +206,12 @@ export class ContextFitter {
     };
     /** The request's ledger record once written (undefined: none), for the usage its reply reports. */
     let ledgerRecord: Promise<RecordedRequest | undefined> = Promise.resolve(undefined);
+    // C10: the thread's clearings in the order it made them, this request's last (as the store ranks them).
+    // The room for pointers is the budget as given, not as calibrated: the merged texts stay the same
+    // while the calibration moves (C4).
+    const merge = (order: readonly ClearedInOrder[]) =>
+      mergePointers(slots, order, budget, lastAssistant, request.readTools, tokens);
+    merge([...cleared.values(), ...clearedNow.values()]);
     cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
     if (clearedNow.size > 0) {
       const change = changeOf([...clearedNow.values()]);
@@ -214,14 +223,17 @@ export class ContextFitter {
       }
       if (recorded === undefined) {
         // S3: an unrecorded clearing would not stay cleared (C4); send those results as before, and write no ledger.
+        unmergePointers(slots);
         for (const slot of slots) if (slot.uncut) Object.assign(slot, slot.uncut, { uncut: undefined });
         for (const slot of clearedNow.keys()) Object.assign(slot, slot.before, { before: undefined });
-        cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
         clearedNow.clear();
+        merge([...cleared.values()]);
+        cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
       } else {
         ledgerRecord = Promise.resolve(recorded);
         // Another tab may have cleared one first: its record is the one every later request shows (C4).
         const kept = new Map(recorded.cleared.map((record) => [record.toolCallId, record]));
+        unmergePointers(slots);
         for (const [slot, clearing] of clearedNow) {
           const record = kept.get(slot.message.toolCallId);
           if (record === undefined || record.pointer === slot.text) continue;
@@ -233,6 +245,7 @@ export class ContextFitter {
             clearedNow.delete(slot);
           }
         }
+        merge(recorded.cleared);
         events.push({
           type: 'context-cleared',
           threadId,

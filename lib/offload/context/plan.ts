@@ -1,7 +1,10 @@
 import { isRecord, quoteForMessage } from '../../shared/checks.js';
+import { isIdempotencyKey } from '../../shared/ids.js';
 import type { ClearedResult, RequestChange, RequestParts, RequestResult, ShownAs } from '../../store/offload-store.js';
 import type { ResolvedContextBudget } from '../options.js';
+import { offloadMount } from '../result-path.js';
 import type { ReplacedResult } from '../shown-texts.js';
+import { maxListedPathTokens, maxPointerTokens, maxStubTokens, mergedListing, mergedStub } from '../words.js';
 import type {
   ContextMessage,
   ContextReplacement,
@@ -12,8 +15,8 @@ import type {
 
 // The budget's plan for one request, as pure functions of the request, the budget and what the
 // store said (the results cleared before, what the offload replaced): measuring it (C1), which
-// results may be cleared (C5), cutting previews to their headers (C6), the replacements to send and
-// the ledger's record. No store here: fit.ts reads and writes around it.
+// results may be cleared (C5), cutting previews to their headers (C6), the oldest pointers merged
+// (C10), the replacements to send and the ledger's record. No store here: fit.ts reads and writes around it.
 
 /** A request, checked: what fitContext reads of each field is what it says. */
 export function checkRequest(request: unknown): ContextRequest {
@@ -108,6 +111,8 @@ export interface ResultInRequest {
   before?: Pick<ResultInRequest, 'shownAs' | 'text' | 'tokens' | 'wholeTokens' | 'path' | 'replaced'>;
   /** What it had been shown as before C6 cut it to its header. */
   uncut?: Pick<ResultInRequest, 'shownAs' | 'text' | 'tokens'>;
+  /** Its own pointer, before C10 merged it (to take the merge back). */
+  unmerged?: Pick<ResultInRequest, 'text' | 'tokens'>;
 }
 
 /**
@@ -243,4 +248,103 @@ export function ledgerChange(
   };
   const turn = request.turnId === undefined ? {} : { turnId: request.turnId };
   return { threadId: request.threadId, ...turn, at, record, cleared };
+}
+
+/** Results a merged block holds (C10). */
+export const mergeBlockResults = 50;
+
+/**
+ * C10: how many cleared results with a path a thread's requests show as their own pointers before
+ * the oldest are merged: their pointers, at C2's bound, within a quarter of the budget.
+ */
+export function pointerRoom(budget: ResolvedContextBudget): number {
+  return Math.floor(budget.maxRequestTokens / 4 / maxPointerTokens);
+}
+
+/** A cleared result as C10 orders them: the thread's records in the order it cleared them. */
+export type ClearedInOrder = Pick<ClearedResult, 'toolCallId' | 'path'>;
+
+/** The key a cleared path names under the mount, when it has a key's shape (at most 64 safe characters). */
+function listedKey(path: string | undefined): string | undefined {
+  if (path === undefined || !path.startsWith(offloadMount)) return undefined;
+  const key = path.slice(offloadMount.length);
+  return isIdempotencyKey(key) ? key : undefined;
+}
+
+/** Takes back every merge (C10): each merged result shows its own pointer again. */
+export function unmergePointers(slots: readonly ResultInRequest[]): void {
+  for (const slot of slots) if (slot.unmerged) Object.assign(slot, slot.unmerged, { unmerged: undefined });
+}
+
+/**
+ * C10: the oldest pointers merged, in blocks of `mergeBlockResults` of the thread's cleared results
+ * with a path, in `order` (the order the thread cleared them); as many blocks as the results past
+ * `pointerRoom` fill. Each block is the same in every request that has it, whatever else the request
+ * holds; it is merged only when every result of it is shown as its own pointer and none is
+ * protected (C5), its span of the request overlaps no block merged before it (each stub is the
+ * nearest listing's above it), its texts within their bounds and smaller than the pointers they replace. Any
+ * merge made before is taken back first.
+ */
+export function mergePointers(
+  slots: readonly ResultInRequest[],
+  order: readonly ClearedInOrder[],
+  budget: ResolvedContextBudget | undefined,
+  lastAssistant: number,
+  readTools: readonly string[] | undefined,
+  tokensOf: (text: string) => number,
+): void {
+  unmergePointers(slots);
+  if (budget === undefined) return;
+  const listed = order.filter((record) => listedKey(record.path) !== undefined);
+  const blocks = Math.floor(Math.max(0, listed.length - pointerRoom(budget)) / mergeBlockResults);
+  if (blocks === 0) return;
+  const kept = new Set(slots.slice(Math.max(0, slots.length - budget.keepRecentResults)));
+  /** Each pointer by its cleared record (tool call id and path); the first, when a result is repeated. */
+  const pointers = new Map<string, ResultInRequest>();
+  for (const slot of slots) {
+    const name = `${slot.message.toolCallId}\n${slot.path}`;
+    if (slot.shownAs === 'pointer' && slot.path !== undefined && !pointers.has(name)) pointers.set(name, slot);
+  }
+  const stubTokens = tokensOf(mergedStub);
+  /** The request's span of each block merged: a stub belongs to the nearest listing above it, so spans never overlap. */
+  const spans: Array<[number, number]> = [];
+  for (let block = 0; block < blocks; block++) {
+    const members: ResultInRequest[] = [];
+    for (const record of listed.slice(block * mergeBlockResults, (block + 1) * mergeBlockResults)) {
+      const slot = pointers.get(`${record.toolCallId}\n${record.path}`);
+      if (slot === undefined) break;
+      members.push(slot);
+    }
+    const protectedOne = members.some(
+      (slot) => kept.has(slot) || slot.index > lastAssistant || budget.excludeTools.includes(slot.message.toolName),
+    );
+    if (members.length < mergeBlockResults || protectedOne) continue;
+    members.sort((a, b) => a.index - b.index);
+    const span: [number, number] = [members[0]!.index, members.at(-1)!.index];
+    if (spans.some(([from, to]) => span[0] <= to && from <= span[1])) continue;
+    const listing = mergedListing(
+      {
+        keys: members.map((slot) => listedKey(slot.path)!),
+        tokens: members.reduce((sum, slot) => sum + slot.wholeTokens, 0),
+        mediaParts: members.reduce((sum, slot) => sum + (slot.message.mediaParts ?? 0), 0),
+        ...(readTools === undefined ? {} : { readTools }),
+      },
+      offloadMount,
+    );
+    const listingTokens = tokensOf(listing);
+    const merged = listingTokens + stubTokens * (members.length - 1);
+    const own = members.reduce((sum, slot) => sum + slot.tokens, 0);
+    const within =
+      listingTokens <= maxPointerTokens + members.length * maxListedPathTokens && stubTokens <= maxStubTokens;
+    if (!within || merged >= own) continue;
+    spans.push(span);
+    for (const [i, slot] of members.entries()) {
+      const text = i === 0 ? listing : mergedStub;
+      Object.assign(slot, {
+        unmerged: { text: slot.text, tokens: slot.tokens },
+        text,
+        tokens: i === 0 ? listingTokens : stubTokens,
+      });
+    }
+  }
 }
