@@ -10,6 +10,7 @@ import {
   type ModelRequest,
   tool,
 } from '../lib/agent.js';
+import { contextLedger } from '../lib/context.js';
 import { estimateTokens, MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { tokensChart } from './context-chart.js';
 import { record } from './record.js';
@@ -159,11 +160,12 @@ it('the context session, 100 steps: without the offload, with it, and with a con
   store.subscribe((event) => {
     if (event.threadId === threadId && 'totalBytes' in event) peak = Math.max(peak, event.totalBytes);
   });
-  const offload = new ToolOutputOffload({ store, maxTotalBytes });
+  const offload = new ToolOutputOffload({ store, maxTotalBytes, ledger: contextLedger });
   const budgetStore = new MemoryOffloadStore();
   const budgeted = new ToolOutputOffload({
     store: budgetStore,
     maxTotalBytes,
+    ledger: contextLedger,
     contextBudget: { maxRequestTokens: budget },
   });
   const withOffload = await runSession(offload);

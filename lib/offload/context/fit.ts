@@ -1,5 +1,11 @@
 import { utf8Bytes } from '../../shared/text.js';
-import type { ClearedResult, RecordedRequest, RequestChange, WritableOffloadStore } from '../../store/offload-store.js';
+import type {
+  ClearedResult,
+  ContextLedgerStore,
+  RecordedRequest,
+  RequestChange,
+  WritableOffloadStore,
+} from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
 import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
 import { readToolNames } from '../read-tools.js';
@@ -94,8 +100,10 @@ class ResultKeys {
 }
 
 /** What fitContext needs of its ToolOutputOffload. */
-interface FitterOptions {
+export interface FitterOptions {
   store: WritableOffloadStore;
+  /** The store's ledger, checked once when the offload was made: what was cleared, and where each request is recorded. */
+  ledger: ContextLedgerStore;
   measure: TokenMeasure;
   budget: ResolvedContextBudget | undefined;
   limits: Readonly<OffloadLimits>;
@@ -120,7 +128,7 @@ export class ContextFitter {
 
   async fit(input: ContextRequest): Promise<FittedContext> {
     const request = checkRequest(input);
-    const { store, budget } = this.#options;
+    const { ledger, budget } = this.#options;
     const { threadId } = request;
     const tokens = (text: string) => this.#tokens.of(text);
 
@@ -128,10 +136,10 @@ export class ContextFitter {
 
     // The thread's cleared results (C4), read only with a budget: an app without one sends every result as it is.
     let cleared = new Map<string, ClearedResult>();
-    let storeWorks = budget !== undefined && typeof store.cleared === 'function';
+    let storeWorks = budget !== undefined;
     if (storeWorks) {
       try {
-        cleared = new Map((await store.cleared(threadId)).map((record) => [record.toolCallId, record]));
+        cleared = new Map((await ledger.cleared(threadId)).map((record) => [record.toolCallId, record]));
       } catch {
         storeWorks = false; // S3: nothing new is cleared; what is known cleared cannot be shown as such either
       }
@@ -143,12 +151,7 @@ export class ContextFitter {
 
     // C2–C5: clear the oldest results not protected until the request fits and enough is freed.
     const clearedNow = new Map<ResultInRequest, NewClearing>();
-    if (
-      budget !== undefined &&
-      storeWorks &&
-      typeof store.recordRequest === 'function' &&
-      tokensBefore > budget.maxRequestTokens
-    ) {
+    if (budget !== undefined && storeWorks && tokensBefore > budget.maxRequestTokens) {
       let freed = 0;
       // The store keeps one record a tool call id (the first): a result whose id another result's
       // record holds (a reused id) cannot stay cleared (C4), so it is shown as it is.
@@ -215,7 +218,7 @@ export class ContextFitter {
           tokensAfter: total(),
         });
       }
-    } else if (typeof store.recordRequest === 'function') {
+    } else {
       // Nothing new to keep: the ledger is written behind the model call, in order, so the call does not wait for it.
       const write = this.#record(ledgerChange(request, at, { system, messages }, slots, [], budget), false);
       ledgerRecord = write.catch(() => undefined);
@@ -226,7 +229,7 @@ export class ContextFitter {
       events.push({ type: 'context-over-budget', threadId, tokens: sent, budget: budget.maxRequestTokens });
     }
     const replacements = replacementsOf(slots);
-    return { replacements, events, tokens: sent, reportUsage: usageReporter(store, threadId, ledgerRecord) };
+    return { replacements, events, tokens: sent, reportUsage: usageReporter(ledger, threadId, ledgerRecord) };
   }
 
   /** How each result of the request is shown before this request clears anything. */
@@ -372,9 +375,9 @@ export class ContextFitter {
    * only logged (S3).
    */
   #record(change: RequestChange, wait: boolean): Promise<RecordedRequest> {
-    const { store } = this.#options;
+    const { ledger } = this.#options;
     const { threadId } = change;
-    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => store.recordRequest(change));
+    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => ledger.recordRequest(change));
     const tail = write.catch((error) => {
       if (!wait) console.warn('ToolOutputOffload: could not write the context ledger', error);
     });
