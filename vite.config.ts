@@ -10,6 +10,7 @@ export default defineConfig({
       entry: {
         index: 'lib/index.ts',
         agent: 'lib/agent.ts',
+        context: 'lib/context.ts',
         testing: 'lib/testing.ts',
         inspector: 'inspector/index.ts',
         langchain: 'adapters/langchain/index.ts',

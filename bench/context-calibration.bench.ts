@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { it } from 'vitest';
 import type { ModelRequest } from '../lib/agent.js';
+import { contextLedger } from '../lib/context.js';
 import { estimateTokensByScript, MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { type RecordText, requestTexts, round, runSession, STEPS, threadId } from './context-session.js';
 import { corpusText } from './estimator-corpus.js';
@@ -94,6 +95,7 @@ async function session(contextBudget: { maxRequestTokens: number; calibrate: boo
     store,
     maxTotalBytes,
     estimateTokens: estimateTokensByScript,
+    ledger: contextLedger,
     ...(contextBudget ? { contextBudget } : {}),
   });
   const { usage, totals } = provider();

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { contextLedger } from '../lib/context.js';
 import { type ContextMessage, type ContextRequest, IndexedDbOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { median, record } from './record.js';
 
@@ -29,7 +30,7 @@ function conversation(steps: number): ContextMessage[] {
 
 it('context-ledger-write-ms: the added cost of one model call, over IndexedDB', async () => {
   const store = new IndexedDbOffloadStore({ name: `bench-ledger-${Date.now()}` });
-  const offload = new ToolOutputOffload({ store });
+  const offload = new ToolOutputOffload({ store, ledger: contextLedger });
   const tools = [
     {
       name: 'fetch_orders',

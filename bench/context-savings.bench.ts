@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
 import type { Message } from '../lib/agent.js';
+import { contextLedger } from '../lib/context.js';
 import { MemoryOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { tokensChart } from './context-chart.js';
 import { kindOf, pageChars, prefixStableShare, round, runSession, STEPS, threadId } from './context-session.js';
@@ -30,11 +31,12 @@ it('the context session, 100 steps: without the offload, with it, and with a con
   store.subscribe((event) => {
     if (event.threadId === threadId && 'totalBytes' in event) peak = Math.max(peak, event.totalBytes);
   });
-  const offload = new ToolOutputOffload({ store, maxTotalBytes });
+  const offload = new ToolOutputOffload({ store, maxTotalBytes, ledger: contextLedger });
   const budgetStore = new MemoryOffloadStore();
   const budgeted = new ToolOutputOffload({
     store: budgetStore,
     maxTotalBytes,
+    ledger: contextLedger,
     contextBudget: { maxRequestTokens: budget },
   });
   const withOffload = await runSession(offload);

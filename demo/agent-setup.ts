@@ -2,6 +2,7 @@ import { chosenModel, type ModelSettings } from '../examples/shared/model-choice
 import { type Progress, progressReporter } from '../examples/shared/progress.js';
 import { readingFileTools } from '../examples/shared/reading-tools.js';
 import { type Agent, createAgent, IndexedDbCheckpointer } from '../lib/agent.js';
+import { contextLedger } from '../lib/context.js';
 import { IndexedDbOffloadStore, ToolOutputOffload, type ToolOutputOffloadOptions } from '../lib/index.js';
 import { aiSdkRuntime } from './ai-sdk-runtime.js';
 import { demoTools } from './demo-tools.js';
@@ -20,8 +21,11 @@ export const checkpointer = new IndexedDbCheckpointer({ name: 'tool-output-offlo
 /** The budget switch's model: an on-device model's window, as Chrome's built-in one (about 9,216 tokens). */
 export const SMALL_MODEL_TOKENS = 8000;
 
-/** What the demo's offloads share; the budget switch picks one with a context budget or one without. */
-const offloadOptions: ToolOutputOffloadOptions = { maxTotalBytes, maxResultBytes, store };
+/**
+ * What the demo's offloads share; the budget switch picks one with a context budget or one without.
+ * Both record each model request in the context ledger, which the inspector's Context tab draws.
+ */
+const offloadOptions: ToolOutputOffloadOptions = { maxTotalBytes, maxResultBytes, store, ledger: contextLedger };
 const offloads = {
   whole: new ToolOutputOffload(offloadOptions),
   // Every model request fitted to SMALL_MODEL_TOKENS, the oldest results cleared first (C1–C7).

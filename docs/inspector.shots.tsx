@@ -2,6 +2,7 @@
 // and inspector/README.md (docs/inspector-*.png).
 import { expect, it } from 'vitest';
 import { page } from 'vitest/browser';
+import { contextLedger } from '../lib/context.js';
 import { IndexedDbOffloadStore, ToolOutputOffload } from '../lib/index.js';
 import { CompositeBackend, createAgent, fileTools, MemoryBackend, type ToolCall, tool } from '../lib/agent.js';
 import { scriptedModel } from '../lib/testing.js';
@@ -63,7 +64,7 @@ async function run(offload: ToolOutputOffload, threadId: string, lines: readonly
  */
 async function storeFromRuns(): Promise<IndexedDbOffloadStore> {
   const store = new IndexedDbOffloadStore({ name: `inspector-shots-${Date.now()}` });
-  const options = { store, thresholdTokens: 2000, maxResultBytes: 150_000, maxTotalBytes: bound };
+  const options = { store, thresholdTokens: 2000, maxResultBytes: 150_000, maxTotalBytes: bound, ledger: contextLedger };
   const offload = new ToolOutputOffload(options);
   await run(offload, 'support-chat', [400, 750, 1100, 1450, 1800, 2150]);
   await run(offload, 'ops-agent', [400, 750, 1100]);

@@ -35,10 +35,16 @@ const entryBudgets = {
   // reused call id), the budget's optional copy that never evicts, the ledger by the thread's own
   // counter with its newest record read alone, an estimator's fault counted at four characters a
   // token, and the offload's words in one file.
-  // +604 B (issue 32, 44,400 → 45,004): the budget calibrated to the provider's reported tokens
-  // (context/calibration.ts, its ledger read before each request, the calibrate option and the
-  // calibration field checked).
-  'dist/index.js': 45_100,
+  // −2.9 KB (43,547+853 → 41,649): the context budget and ledger's offload side (fitContext's
+  // pipeline: the plan, the clearing, the pointers, the token cache, the ledger's queue, the reported
+  // usage) moved to its own entry, tool-output-offload/context, loaded only by an app that passes
+  // `ledger: contextLedger`. The store keeps its ledger (its operations and record checks).
+  'dist/index.js': 42_000,
+  // The context budget and ledger (`tool-output-offload/context`): ContextFitter over the plan
+  // (context/plan.ts), the store side (context/fit.ts), the reported usage (context/usage.ts) and the
+  // pointer's words: 4.5 KB of its own, with the chunks it shares with the main entry (the store's
+  // read errors, the read tools' words), which an app that imports it loads anyway.
+  'dist/context.js': 21_500,
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   // +473 B (issue 24): unknown option names refused in every constructor and call that takes options.
@@ -49,11 +55,12 @@ const entryBudgets = {
   // +3,132 B: the main entry's read-back (JSON layout, pages in parts of a line, text files counted)
   // it shares, and errors over the threshold stored as errors.
   // +485 B: the main entry's facts as data, which it shares (above).
-  // +630 B (issue 32, 61,583 → 62,213): the main entry's calibration, which it shares.
-  'dist/agent.js': 62_300,
+  // −2.9 KB (61,583 → 58,612): the context budget and ledger in their own entry (above); an agent
+  // app loads them only with `ledger: contextLedger`.
+  'dist/agent.js': 59_000,
   // +725 B (issue 31, 31,504 → 32,229): the Context chart's scale (bars and budget; the line without the offload marked off it, its peak written out), compact y labels, steps spread over the width, the budget line's name, evicted paths marked in the step's list.
   // +909 B (issue 32, 32,858 → 33,767): the Context tab's reported marks, cached parts, calibration and thread summary, the records' reported and calibration checked.
-  'dist/inspector.js': 33_800, // +2,070 B (issues 23/24, 29,428 → 31,498 on main with the Context tab, which took it from 22,810 to 29,428): the cleared marks and each thread's context budget (in the entries and the evictions; 'cleared' and 'latestRequest' forwarded and checked over the channel, re-read on the store's request events), the gauges in rows that wrap, paths by their tail; +275 B (issue 24): unknown option names of mountInspector and exposeToInspector refused; +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)
+  'dist/inspector.js': 33_100, // +80 B: the Context tab says how an offload records a ledger (`ledger: contextLedger`) when a thread has none, and the chunks the main entry's split shares; +2,070 B (issues 23/24, 29,428 → 31,498 on main with the Context tab, which took it from 22,810 to 29,428): the cleared marks and each thread's context budget (in the entries and the evictions; 'cleared' and 'latestRequest' forwarded and checked over the channel, re-read on the store's request events), the gauges in rows that wrap, paths by their tail; +275 B (issue 24): unknown option names of mountInspector and exposeToInspector refused; +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)
   'dist/testing.js': 14_500, // +332 B: the store contract's recordUsage test; +2,447 B (issues 23/24): the store contract's ledger and cleared-record tests, and the store chunk it shares; +233 B (issue 24): unknown option names of scriptedModel and storeContract refused; +288 B: the contract's bound test; the store contract suite and scriptedModel, with the chunks they share with the other entries
   'dist/langchain.js': 3_450, // +286 B: text in text/* file, text-plain and document blocks offloaded with the text, errors offloaded and kept errors; +510 B (issue 23): each model request in the offload's words (tool specs through @langchain/core's toJsonSchema, external and loaded by any LangChain app) and the replaced ToolMessages
   // +220 B (issue 31): a tool call with no step fitted before it says so once (context-not-fitted, C8).

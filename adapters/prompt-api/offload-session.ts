@@ -380,7 +380,7 @@ export async function offloadSession(
   const budget = offload.contextBudget;
   if (budget === undefined) {
     throw new TypeError(
-      'offloadSession: the offload needs a contextBudget, so a continued session fits its window: new ToolOutputOffload({ contextBudget: contextBudgetFor(contextWindow) })',
+      "offloadSession: the offload needs a contextBudget, so a continued session fits its window: new ToolOutputOffload({ ledger: contextLedger, contextBudget: contextBudgetFor(contextWindow) }), contextLedger from 'tool-output-offload/context'",
     );
   }
   const { threadId } = checked;

@@ -285,7 +285,12 @@ const tried =
   'Left: the IndexedDB store is 11.7 kB of it (every rule: crash-safe commits with evictions, undo for Block, cross-tab events, validation of records read back, ' +
   'the seen-result record for A1/A2, the failure and eviction logs), and the read side about 5 kB, which stays in the initial chunks for service workers’ sake. ' +
   'Added since (issues 23 and 24, about 5.7 kB): the context budget and the context ledger (fitContext, the pointer, the store’s recordRequest, ' +
-  'requests and cleared with their record checks), which every app loads: each way in measures and records every model request';
+  'requests and cleared with their record checks). Cut since: their offload side (fitContext’s pipeline — the plan, the clearing, the pointers, ' +
+  'the token cache, the ledger’s queue, the reported usage; 38.26 -> 35.09 kB in the offload app, 58.01 -> 54.70 kB in the agent app, built from the sources) ' +
+  'is the entry tool-output-offload/context, loaded only by an app that passes ledger: contextLedger; the store keeps its ledger ' +
+  '(recordRequest, requests, cleared, their record checks: the “ledger” part below), which restoreTurn and clearThread use too. ' +
+  'Measured and left: stageResult and commitStaged, which only the built-in agent calls, weigh 0.5 kB in the offload app (a build without them), ' +
+  'and the store’s undo and turns (O8) the part below; moving them behind the agent was not done this round';
 
 /** What `unmet` says (bench/run.mjs keeps it only while the goal is missed): by how much, the largest origins, and what was tried. */
 function over(value, goal, part, without) {

@@ -12,6 +12,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { offloadChat } from '../../adapters/ai-sdk/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { offloadOptions, pageTools, routeSystem } from './chat-setup.js';
 
@@ -75,7 +76,8 @@ function render(messages: UIMessage[]): void {
   );
 }
 
-const offload = new ToolOutputOffload(offloadOptions);
+// With the context ledger: each request the chat sends is measured and recorded.
+const offload = new ToolOutputOffload({ ...offloadOptions, ledger: contextLedger });
 const chatOffload = offloadChat(offload, {
   threadId,
   system: routeSystem,

@@ -1,4 +1,5 @@
 import { type Agent, createAgent, IndexedDbCheckpointer } from '../../lib/agent.js';
+import { contextLedger } from '../../lib/context.js';
 import { IndexedDbOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { chosenModel, type ModelSettings } from '../shared/model-choice.js';
 import { type Progress, progressReporter } from '../shared/progress.js';
@@ -13,7 +14,8 @@ import { tabTools } from './tab-tools.js';
 
 const store = new IndexedDbOffloadStore({ name: storeName });
 const checkpointer = new IndexedDbCheckpointer({ name: checkpointsName });
-const offload = new ToolOutputOffload({ maxTotalBytes, store });
+// The context ledger: each model request recorded, for the inspector's Context tab.
+const offload = new ToolOutputOffload({ maxTotalBytes, store, ledger: contextLedger });
 
 const systemPrompt = [
   'You are an assistant in a browser extension. list_tabs lists the open tabs; read_active_tab reads the text of the page the user is looking at.',

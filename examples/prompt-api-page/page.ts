@@ -5,6 +5,7 @@ import {
   offloadSession,
 } from '../../adapters/prompt-api/index.js';
 import { mountInspector } from '../../inspector/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 
 // A chat with Chrome's built-in model about a long report (about 60 KB, far over its window): the
@@ -53,6 +54,7 @@ export async function startPage(
 
   const offload = new ToolOutputOffload({
     thresholdTokens: 1000,
+    ledger: contextLedger,
     contextBudget: contextBudgetFor(9216),
     ...(options.store ? { store: options.store } : {}),
   });

@@ -7,6 +7,10 @@ import { ContextChart, stepLabel } from './chart.js';
 import { useLedger } from './ledger.js';
 import { type LedgerRecord, PARTS, type ReportedSummary, SHOWN_AS, summarizeReported } from './records.js';
 
+/** How an app gets its requests recorded: the offload writes the ledger only with the context ledger piece. */
+const ledgerHow =
+  "An offload records each model request only with the context ledger: new ToolOutputOffload({ ledger: contextLedger }), contextLedger imported from 'tool-output-offload/context'.";
+
 interface ContextTabProps {
   source: PanelSource;
   /** The panel's changes, which the ledger's reader registers with. */
@@ -218,12 +222,17 @@ export function ContextTab({
 
   if (state.status === 'loading') return <p class="empty">Reading the context ledger…</p>;
   if (state.status === 'no-ledger') {
-    return <p class="empty">This store keeps no context ledger (it has no requests() method): nothing to show.</p>;
+    return (
+      <p class="empty">
+        This store keeps no context ledger (it has no requests() method): nothing to show. The built-in stores keep one.
+      </p>
+    );
   }
   if (state.status === 'no-thread') {
     return (
       <p class="empty">
-        No model request recorded yet (a thread shows here once it stores a result or makes a model request).
+        No model request recorded yet (a thread shows here once it stores a result or makes a model request).{' '}
+        {ledgerHow}
       </p>
     );
   }
@@ -259,7 +268,7 @@ export function ContextTab({
         </p>
       )}
       {records.length === 0 ? (
-        <p class="empty">No model request recorded in this thread yet.</p>
+        <p class="empty">No model request recorded in this thread yet. {ledgerHow}</p>
       ) : (
         <>
           <ContextChart

@@ -1,9 +1,9 @@
 import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
 import { resultText, toContent } from '../shared/content.js';
 import { isQuotaError } from '../shared/errors.js';
-import type { AppliedChange, WritableOffloadStore } from '../store/offload-store.js';
+import type { AppliedChange, ContextLedgerStore, WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
-import { ContextFitter } from './context/fit.js';
+import type { ContextLedger } from './context/ledger.js';
 import type { ContextBudget, ContextRequest, FittedContext } from './context/request.js';
 import { defaultOffloadStore } from './default-store.js';
 import { MountedOffloadBackend } from './mounted-backend.js';
@@ -29,8 +29,8 @@ export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
   /**
    * How tokens are counted for the threshold and every bound: a synchronous `(text) => number`.
    * estimateTokensByScript fits most text better. The threshold asks it only about texts whose
-   * UTF-8 bytes are over it; the ledger of model requests asks about every text of each request,
-   * once a text, `''` too, with or without a `contextBudget`. A throw or a count that is not a
+   * UTF-8 bytes are over it; the context ledger (the `ledger` option) asks about every text of each
+   * request, once a text, `''` too, with or without a `contextBudget`. A throw or a count that is not a
    * finite number ≥ 0 never fails a run: that text counts at four characters a token, warned once.
    * @default estimateTokens (four characters a token)
    */
@@ -43,9 +43,18 @@ export interface ToolOutputOffloadOptions extends Partial<OffloadLimits> {
    */
   store?: WritableOffloadStore;
   /**
+   * The context ledger: `contextLedger` from `tool-output-offload/context`. With it, every model
+   * request a way in fits (`fitContext`) is measured and recorded in the store's ledger, which the
+   * inspector's Context tab draws, and a `contextBudget` is applied; without it, an app loads
+   * neither and `fitContext` sends each request as it is. Needs a store that keeps a ledger
+   * (`cleared`, `requests`, `recordRequest`, `recordUsage`: the built-in ones).
+   * @default none: requests are neither fitted nor recorded
+   */
+  ledger?: ContextLedger;
+  /**
    * A budget for each model request (C1–C7): over `maxRequestTokens` estimated tokens, the oldest
    * tool results are cleared from the request (history keeps them), each shown as a pointer to
-   * where it is stored. Needs a store with `cleared` and `recordRequest` (the built-in ones).
+   * where it is stored. Needs the `ledger` option (`contextLedger` from `tool-output-offload/context`).
    */
   contextBudget?: ContextBudget;
 }
@@ -60,6 +69,7 @@ const optionNames: ReadonlySet<string> = new Set([
   'estimateTokens',
   'tools',
   'store',
+  'ledger',
   'contextBudget',
 ]);
 
@@ -103,8 +113,8 @@ export class ToolOutputOffload {
   readonly measure: TokenMeasure;
   /** The `contextBudget` option with its defaults filled in (frozen), or undefined without one. */
   readonly contextBudget: ResolvedContextBudget | undefined;
-  /** fitContext's pipeline, with its token counts and the ledger's queue. */
-  readonly #fitter: ContextFitter;
+  /** fitContext's pipeline, with its token counts and the ledger's queue: from the `ledger` option, else none. */
+  readonly #fitter: ReturnType<ContextLedger['fitterFor']> | undefined;
   /** The store it made (no `store` option): closed by `close()`. */
   readonly #ownStore: WritableOffloadStore | undefined;
   /**
@@ -138,16 +148,18 @@ export class ToolOutputOffload {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore with its write contract (stage, apply, …)');
     }
     this.contextBudget = resolveContextBudget(options.contextBudget);
-    if (this.contextBudget && (typeof store.cleared !== 'function' || typeof store.recordRequest !== 'function')) {
+    const ledger = ledgerOf(options.ledger, store);
+    if (this.contextBudget && ledger === undefined) {
       throw new TypeError(
-        'ToolOutputOffload: contextBudget needs a store that records what it clears (cleared and recordRequest, as the built-in stores do)',
+        "ToolOutputOffload: contextBudget needs the context ledger: import { contextLedger } from 'tool-output-offload/context' and pass new ToolOutputOffload({ ledger: contextLedger, contextBudget })",
       );
     }
     this.#ownStore = options.store === undefined ? store : undefined;
     this.store = store;
     this.#shown = new ShownTexts(store);
-    this.#fitter = new ContextFitter({
+    this.#fitter = ledger?.piece.fitterFor({
       store,
+      ledger: ledger.store,
       measure: this.measure,
       budget: this.contextBudget,
       limits: this.limits,
@@ -240,10 +252,14 @@ export class ToolOutputOffload {
    * and what to tell the app. Every way in calls it before each model call, budget or not (the
    * ledger records every request); the request itself, and history, are never changed. A store
    * failure never fails it (S3): nothing new is cleared then. A malformed request is a TypeError
-   * naming the field.
+   * naming the field. Without the `ledger` option it reads nothing of the request: no
+   * replacements, no events, no `tokens`, and `reportUsage` records nothing.
    */
   fitContext(request: ContextRequest): Promise<FittedContext> {
-    return this.#fitter.fit(request);
+    if (this.#fitter !== undefined) return this.#fitter.fit(request);
+    if (typeof request !== 'object' || request === null)
+      return Promise.reject(new TypeError(`fitContext: request must be an object, got ${quoteForMessage(request)}`));
+    return Promise.resolve({ replacements: new Map(), events: [], reportUsage: async () => false });
   }
 
   /**
@@ -324,6 +340,30 @@ export class ToolOutputOffload {
   #storedBefore(threadId: string, key: string): boolean {
     return this.#storedKeys.get(threadId)?.has(key) ?? false;
   }
+}
+
+/**
+ * The `ledger` option, checked once: the piece and the store's ledger it records in, or undefined
+ * without the option. A value that is not `contextLedger`, or a store without a ledger, is a TypeError.
+ */
+function ledgerOf(
+  piece: unknown,
+  store: WritableOffloadStore,
+): { piece: ContextLedger; store: ContextLedgerStore } | undefined {
+  if (piece === undefined) return undefined;
+  if (typeof (piece as ContextLedger | null)?.fitterFor !== 'function') {
+    throw new TypeError(
+      `ToolOutputOffload: ledger must be contextLedger from 'tool-output-offload/context', got ${quoteForMessage(piece)}`,
+    );
+  }
+  const methods = ['cleared', 'requests', 'recordRequest', 'recordUsage'] as const;
+  const missing = methods.filter((name) => typeof store[name] !== 'function');
+  if (missing.length > 0) {
+    throw new TypeError(
+      `ToolOutputOffload: the ledger needs a store that keeps one (${missing.join(', ')} missing; the built-in stores keep it)`,
+    );
+  }
+  return { piece: piece as ContextLedger, store };
 }
 
 function checkReadTools(readTools: unknown, where: string): readonly string[] | undefined {

@@ -364,7 +364,7 @@ export interface ListOptions {
  * totals, and a change feed; every method only reads. The offload writes through the wider
  * WritableOffloadStore, which the built-in stores implement.
  */
-export interface OffloadStore {
+export interface OffloadStore extends Partial<Pick<ContextLedgerStore, 'requests' | 'cleared'>> {
   /** Entries, oldest first; all threads when no thread is given; with `keys`, only those of the thread. */
   list(threadId?: string, options?: ListOptions): Promise<StoredResultInfo[]>;
   /**
@@ -406,13 +406,6 @@ export interface OffloadStore {
    * here, with their keys, for the inspector (S2). Optional for custom stores.
    */
   unreadable?(threadId?: string): Promise<UnreadableRecord[]>;
-  /**
-   * The thread's context ledger: one record per model request, oldest first; with
-   * `after`, only the records of later steps. Optional for custom stores.
-   */
-  requests?(threadId: string, options?: RequestsOptions): Promise<RequestRecord[]>;
-  /** The results cleared from the thread's requests (C4), oldest first. Optional for custom stores. */
-  cleared?(threadId: string): Promise<ClearedResult[]>;
   /** Releases what the store holds open (a database connection, a channel); a later call reopens. Optional. */
   close?(): Promise<void>;
 }
@@ -425,7 +418,7 @@ export interface OffloadStore {
  * method is one atomic unit (one transaction in a persistent store). `storeContract` in
  * `tool-output-offload/testing` checks every rule below against a store.
  */
-export interface WritableOffloadStore extends OffloadStore {
+export interface WritableOffloadStore extends Omit<OffloadStore, 'requests' | 'cleared'>, ContextLedgerStore {
   /**
    * Lines [offset, offset + limit) of the stored text, 0-based, with their newlines ('' past the
    * end; no limit reads to the end), and how many lines the text has (a last line without a
@@ -491,6 +484,23 @@ export interface WritableOffloadStore extends OffloadStore {
    */
   reportFailure(failure: StoreFailure): Promise<void>;
   /**
+   * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and
+   * ledger, and starts its step count again (the next request is step 1). The eviction
+   * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
+   * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
+   * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.
+   */
+  clearThread(threadId: string): Promise<void>;
+}
+
+/**
+ * The context ledger a store keeps (C4, C7): the results the context budget cleared and one record
+ * per model request. A WritableOffloadStore keeps one; the inspector reads `requests` and `cleared`
+ * where a store has them. The offload uses it only with its `ledger` option (contextLedger, from
+ * `tool-output-offload/context`), and checks then, once, that the store has it.
+ */
+export interface ContextLedgerStore {
+  /**
    * The results cleared from the thread's requests (C4): oldest first by the step that cleared
    * them, those of one step in the order its change gave them.
    */
@@ -517,12 +527,4 @@ export interface WritableOffloadStore extends OffloadStore {
    * thread was cleared since). Checks every field (a bad one is a TypeError naming it).
    */
   recordUsage(change: UsageChange): Promise<boolean>;
-  /**
-   * Deletes a thread's entries, staged texts, undo data, seen results, failures, cleared results and
-   * ledger, and starts its step count again (the next request is step 1). The eviction
-   * log keeps one record a key (reason 'cleared') for what was live or logged, so a read of it says
-   * it was cleared. Subscribers hear an 'evicted' event (total 0) for each key it cleared anything
-   * of (entry, eviction log, failure, staged text), and none when there was nothing to clear.
-   */
-  clearThread(threadId: string): Promise<void>;
 }

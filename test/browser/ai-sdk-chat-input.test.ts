@@ -11,6 +11,7 @@ import {
 } from 'ai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type OffloadEvent, offloadChat, offloadChatRoute, withOffload } from '../../adapters/ai-sdk/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 import { appTools, pageText, readBackSteps, TestChat } from './fixtures/ai-sdk-chat.js';
 import { pathIn, scriptedAiModel, shownText } from './fixtures/ai-sdk-model.js';
@@ -24,7 +25,7 @@ afterEach(() => {
 const threshold = 1000;
 
 describe('offloadChat and offloadChatRoute check their options', () => {
-  const offload = new ToolOutputOffload({ thresholdTokens: threshold });
+  const offload = new ToolOutputOffload({ ledger: contextLedger, thresholdTokens: threshold });
   it('refuses what is not an offload, unknown option names and options of the wrong kind, naming them', () => {
     expect(() => offloadChat({} as never, { threadId: 't' })).toThrow(/first argument must be a ToolOutputOffload/);
     expect(() => offloadChat(offload, null as never)).toThrow(/options must be an object/);
@@ -67,7 +68,7 @@ describe('offloadChat and offloadChatRoute check their options', () => {
 
 describe('offloadChat at the transport and in onToolCall', () => {
   it('sends the transport’s usual body, or what the app’s own hook makes of the messages to send', async () => {
-    const offload = new ToolOutputOffload({ thresholdTokens: threshold });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, thresholdTokens: threshold });
     const page = pageText('hook', 100_000);
     const messages = [
       {
@@ -112,7 +113,9 @@ describe('offloadChat at the transport and in onToolCall', () => {
   });
 
   it('answers a read of a path that was never stored with the error the model gets in every runtime (O4)', async () => {
-    const chat = offloadChat(new ToolOutputOffload({ thresholdTokens: threshold }), { threadId: 'reads' });
+    const chat = offloadChat(new ToolOutputOffload({ ledger: contextLedger, thresholdTokens: threshold }), {
+      threadId: 'reads',
+    });
     const answer = await new Promise<unknown>((resolve) => {
       const handled = chat.answerReadTool(
         { toolCallId: 'r', toolName: 'read_file', input: { path: '/large_tool_results/never' } },
@@ -135,6 +138,7 @@ for (const kind of contextStores) {
       const store: WritableOffloadStore = kind.open();
       const maxTotalBytes = 1_000_000;
       const offload = new ToolOutputOffload({
+        ledger: contextLedger,
         store,
         thresholdTokens: threshold,
         maxTotalBytes,
@@ -219,6 +223,7 @@ for (const kind of contextStores) {
     it('a message the route could not convert (a file part with no URL) is sent unfitted, its outputs offloaded', async () => {
       const store = kind.open();
       const offload = new ToolOutputOffload({
+        ledger: contextLedger,
         store,
         thresholdTokens: threshold,
         contextBudget: { maxRequestTokens: 4000 },
@@ -249,7 +254,7 @@ describe('DirectChatTransport with an in-page ToolLoopAgent: withOffload is the 
   for (const kind of contextStores) {
     it(`a client tool's 300 KB output reaches the model as its preview and reads back in the page (${kind.name})`, async () => {
       const store = kind.open();
-      const offload = new ToolOutputOffload({ store, thresholdTokens: threshold });
+      const offload = new ToolOutputOffload({ ledger: contextLedger, store, thresholdTokens: threshold });
       const page = pageText('direct', 300_000);
       let readBack = '';
       const model = scriptedAiModel([

@@ -5,6 +5,7 @@
 import { isToolUIPart, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OffloadEvent, offloadChat } from '../../adapters/ai-sdk/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { IndexedDbOffloadStore, ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 import { appTools, chatRoute, pageChat, pageText, readBackSteps, routeSystem } from './fixtures/ai-sdk-chat.js';
 import { pathIn, scriptedAiModel } from './fixtures/ai-sdk-model.js';
@@ -16,6 +17,7 @@ const budget = 8000;
 
 function pageOffload(store: WritableOffloadStore, previewLines?: number): ToolOutputOffload {
   return new ToolOutputOffload({
+    ledger: contextLedger,
     store,
     thresholdTokens: 1000,
     contextBudget: { maxRequestTokens: budget },

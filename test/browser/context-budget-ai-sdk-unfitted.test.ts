@@ -5,6 +5,7 @@
 import { generateText, stepCountIs, streamText } from 'ai';
 import { afterEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { type OffloadEvent, withOffload } from '../../adapters/ai-sdk/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { scriptedAiModel } from './fixtures/ai-sdk-model.js';
 import { budgetedOffload, emitTool, ledgerOf } from './fixtures/context-ai-sdk-session.js';
@@ -78,7 +79,11 @@ describe('withOffload without its prepareStep (C8)', () => {
 
   it('says nothing without a contextBudget (nothing to fit to)', async () => {
     const warnings = watchWarnings();
-    const offload = new ToolOutputOffload({ store: new MemoryOffloadStore(), thresholdTokens: 5000 });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store: new MemoryOffloadStore(),
+      thresholdTokens: 5000,
+    });
     const events: OffloadEvent[] = [];
     const { tools } = withOffload(offload, { emit: emitTool }, { threadId, onEvent: (e) => events.push(e) });
     const result = await generateText({ model: threeSteps(), tools, prompt: 'go', stopWhen: stepCountIs(5) });

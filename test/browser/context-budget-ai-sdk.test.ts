@@ -17,6 +17,7 @@ import { AIMessage } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type OffloadEvent, withOffload } from '../../adapters/ai-sdk/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { MemoryOffloadStore, ToolOutputOffload, type WritableOffloadStore } from '../../lib/index.js';
 import { scriptedModel } from '../../lib/testing.js';
 import { offloadAgent as builtInAgent, calls, lastToolText, reply } from '../node/offload-harness.js';
@@ -471,7 +472,7 @@ for (const kind of contextStores) {
 
 describe("withOffload's prepareStep, its options", () => {
   it('rejects a prepareStep that is not a function, and an app hook that returns neither an object nor undefined', async () => {
-    const offload = new ToolOutputOffload({ store: new MemoryOffloadStore() });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store: new MemoryOffloadStore() });
     expect(() => withOffload(offload, {}, { threadId, prepareStep: 'first' as never })).toThrow(
       'withOffload: options.prepareStep must be a function',
     );
@@ -486,7 +487,7 @@ describe("withOffload's prepareStep, its options", () => {
   });
 
   it('without a budget, nothing is replaced: the step gets the app’s result as it returned it', async () => {
-    const offload = new ToolOutputOffload({ store: new MemoryOffloadStore() });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store: new MemoryOffloadStore() });
     const own = { temperature: 0.5 };
     const { prepareStep } = withOffload(offload, { emit: emitTool }, { threadId, prepareStep: () => own });
     const step = await prepareStep({
@@ -526,7 +527,7 @@ const boundOptions = { thresholdTokens: 1000, maxTotalBytes: 9000 };
 
 /** The path of a result stored in `chat-1` and evicted by the next one (each 8.1 KB, the bound 9000 bytes). */
 async function evictedPath(store: WritableOffloadStore): Promise<string> {
-  const offload = new ToolOutputOffload({ store, ...boundOptions });
+  const offload = new ToolOutputOffload({ ledger: contextLedger, store, ...boundOptions });
   const text = (tag: string) => sized(tag, 2000);
   const first = await offload.offloadResult({ threadId, callId: 'seed-a', toolName: 'emit', content: text('a') });
   await offload.offloadResult({ threadId, callId: 'seed-b', toolName: 'emit', content: text('b') });
@@ -537,7 +538,11 @@ async function evictedPath(store: WritableOffloadStore): Promise<string> {
 
 /** What the AI SDK's model is sent when read_file reads `path`; the UI's error text is the same. */
 async function aiSdkRead(store: WritableOffloadStore, path: string): Promise<string> {
-  const { tools } = withOffload(new ToolOutputOffload({ store, ...boundOptions }), {}, { threadId });
+  const { tools } = withOffload(
+    new ToolOutputOffload({ ledger: contextLedger, store, ...boundOptions }),
+    {},
+    { threadId },
+  );
   const model = scriptedAiModel([
     { toolCalls: [{ id: 'call-read', name: 'read_file', input: { path } }] },
     { text: 'done' },

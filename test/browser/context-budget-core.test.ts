@@ -3,6 +3,7 @@
 // pointers, and every request leaves its ledger record, summing its parts and holding no text.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { IndexedDbOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { applied, conversation, ledgerOf, longSystem, request, type Step, textOf } from '../node/context-fixtures.js';
 
@@ -22,7 +23,12 @@ const budget = { maxRequestTokens: 2400, keepRecentResults: 1 };
 describe('the context budget over IndexedDbOffloadStore', () => {
   it('stores what it clears, reads it back, and a new instance over the database sends the same pointers', async () => {
     const store = openStore();
-    const offload = new ToolOutputOffload({ store, thresholdTokens: 1000, contextBudget: budget });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      thresholdTokens: 1000,
+      contextBudget: budget,
+    });
     const large = textOf(8000, 'large');
     const outcome = await offload.offloadResult({
       threadId: 't1',
@@ -61,7 +67,12 @@ describe('the context budget over IndexedDbOffloadStore', () => {
 
     // A reload: a new store object and offload over the same database.
     const reloaded = openStore(store.name);
-    const again = new ToolOutputOffload({ store: reloaded, thresholdTokens: 1000, contextBudget: budget });
+    const again = new ToolOutputOffload({
+      ledger: contextLedger,
+      store: reloaded,
+      thresholdTokens: 1000,
+      contextBudget: budget,
+    });
     const next = await again.fitContext(request('t1', messages, { system: longSystem }));
     expect([...next.replacements]).toEqual([...fitted.replacements]);
     expect(next.events).toEqual([]);

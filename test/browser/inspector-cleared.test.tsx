@@ -126,6 +126,10 @@ describe('cleared results and the context budget (issue 23)', () => {
       await until(() =>
         expect(view.one('.tabpanel').textContent).toContain('No model request recorded in this thread yet'),
       );
+      // And it says how an offload gets its requests recorded.
+      expect(view.one('.tabpanel').textContent).toContain(
+        "new ToolOutputOffload({ ledger: contextLedger }), contextLedger imported from 'tool-output-offload/context'",
+      );
       // chat-1 starts afresh: its steps count from 1 again, and its entries carry no mark.
       await put(store, 'chat-1', 'alpha', 'a'.repeat(3000));
       view

@@ -6,6 +6,7 @@ import { generateText, stepCountIs } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withOffload } from '../../adapters/ai-sdk/index.js';
 import { contextBudgetFor } from '../../adapters/prompt-api/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { scriptedAiModel } from './fixtures/ai-sdk-model.js';
 import { emitTool, ledgerOf } from './fixtures/context-ai-sdk-session.js';
@@ -18,7 +19,12 @@ describe('withOffload with a budget for a small window (contextBudgetFor)', () =
     it(`keeps a 12-step run within the budget over ${kind.name}`, async () => {
       const store = kind.open();
       const budget = contextBudgetFor(4096, { reserveTokens: 512 });
-      const offload = new ToolOutputOffload({ store, thresholdTokens: 1000, contextBudget: budget });
+      const offload = new ToolOutputOffload({
+        ledger: contextLedger,
+        store,
+        thresholdTokens: 1000,
+        contextBudget: budget,
+      });
       const { tools, system, prepareStep } = withOffload(offload, { emit: emitTool }, { threadId: 'small-window' });
       const steps = 12;
       const model = scriptedAiModel([

@@ -11,6 +11,7 @@ import {
   type OffloadSessionEvent,
   offloadSession,
 } from '../../adapters/prompt-api/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 import { brokenStore } from './fixtures/failing-stores.js';
@@ -20,7 +21,13 @@ import { codeOf, fetchPage, recallPrompt, reportReader, stepPrompt } from './fix
 afterEach(deleteContextStores);
 
 const budgeted = (store: ToolOutputOffload['store'], contextWindow = 9216, more = {}) =>
-  new ToolOutputOffload({ store, thresholdTokens: 1000, contextBudget: contextBudgetFor(contextWindow), ...more });
+  new ToolOutputOffload({
+    ledger: contextLedger,
+    store,
+    thresholdTokens: 1000,
+    contextBudget: contextBudgetFor(contextWindow),
+    ...more,
+  });
 
 /** A script that calls one tool with `args` on the first round of each prompt, then answers with what it got. */
 const calling =
@@ -110,19 +117,26 @@ describe('offloadSession options', () => {
   it('needs a contextBudget that fits the window less the reserve', async () => {
     const base = { threadId: 't', languageModel: LanguageModel };
     const store = contextStores[0]!.open();
-    await expect(offloadSession(new ToolOutputOffload({ store }), base)).rejects.toThrow(/needs a contextBudget/);
-    const tooLarge = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 8000 } });
+    await expect(offloadSession(new ToolOutputOffload({ ledger: contextLedger, store }), base)).rejects.toThrow(
+      /needs a contextBudget/,
+    );
+    const tooLarge = new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: { maxRequestTokens: 8000 } });
     await expect(offloadSession(tooLarge, base)).rejects.toThrow(
       /maxRequestTokens \(8000\) must fit the session's contextWindow \(9216\) less reserveTokens \(2304\); contextBudgetFor\(9216\)/,
     );
     // The session it opened to learn the window is not left open.
     expect(LanguageModel.sessions.at(-1)!.destroyed).toBe(true);
     // A result within the default threshold (20,000 tokens) would not fit Chrome's whole window.
-    const defaultThreshold = new ToolOutputOffload({ store, contextBudget: contextBudgetFor(9216) });
+    const defaultThreshold = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      contextBudget: contextBudgetFor(9216),
+    });
     await expect(offloadSession(defaultThreshold, base)).rejects.toThrow(
       /thresholdTokens \(20000 tokens\) is over reserveTokens \(2304\)/,
     );
     const wideTool = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       thresholdTokens: 1000,
       tools: { fetch_page: { thresholdTokens: 5000 } },
@@ -133,6 +147,7 @@ describe('offloadSession options', () => {
     );
     // A read tool's pages are cut to its threshold: they must fit too.
     const widePages = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       thresholdTokens: 1000,
       tools: { read_file: { thresholdTokens: 3000 } },

@@ -8,6 +8,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { contextBudgetFor, type OffloadSessionEvent, offloadSession } from '../../adapters/prompt-api/index.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { contextStores, deleteContextStores } from './fixtures/context-stores.js';
 import { type StandInSession, standInLanguageModel } from './fixtures/prompt-api-model.js';
@@ -40,6 +41,7 @@ describe('a 30-step Prompt API session with large tool results', () => {
     it(`with the adapter over ${kind.name}, never overflows, reads the first page back, and records each prompt with its reported usage`, async () => {
       const store = kind.open();
       const offload = new ToolOutputOffload({
+        ledger: contextLedger,
         store,
         thresholdTokens: 1000,
         contextBudget: contextBudgetFor(contextWindow),

@@ -33,6 +33,7 @@ const { answer, chat, offload } = await import('./readme/prompt-api-example.js')
 it('is the README’s Prompt API example, word for word', () => {
   const published = asPublished(example, {
     '../../../lib/index.js': 'tool-output-offload',
+    '../../../lib/context.js': 'tool-output-offload/context',
     '../../../adapters/prompt-api/index.js': 'tool-output-offload/prompt-api',
   });
   expect(readmeBlock("Chrome's built-in model")).toBe(published);

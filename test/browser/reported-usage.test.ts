@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { withOffload } from '../../adapters/ai-sdk/index.js';
 import { offloadMiddleware } from '../../adapters/langchain/index.js';
 import { createAgent, tool } from '../../lib/agent.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import type { WritableOffloadStore } from '../../lib/store/offload-store.js';
 import { scriptedModel } from '../../lib/testing.js';
@@ -28,7 +29,7 @@ const expected = [{ inputTokens: 812, cachedInputTokens: 0, outputTokens: 9 }, {
 describe.each(contextStores)('reported usage in the ledger, over $name', (kind) => {
   it('the built-in runtime: each model reply’s usage, as the model gave it', async () => {
     const store = kind.open();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const lookup = tool<{ q: string }>({
       name: 'lookup',
       description: 'Look something up.',
@@ -48,7 +49,7 @@ describe.each(contextStores)('reported usage in the ledger, over $name', (kind) 
 
   it('the AI SDK: each step’s usage through onStepEnd, the cache read as cachedInputTokens', async () => {
     const store = kind.open();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const usages = [
       {
         inputTokens: { total: 812, noCache: 812, cacheRead: 0, cacheWrite: undefined },
@@ -98,7 +99,7 @@ describe.each(contextStores)('reported usage in the ledger, over $name', (kind) 
 
   it('LangChain: each reply’s usage_metadata, input_token_details.cache_read as cachedInputTokens', async () => {
     const store = kind.open();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const lookup = langChainTool(async ({ q }: { q: string }) => `found ${q}`, {
       name: 'lookup',
       description: 'Look something up.',

@@ -51,6 +51,7 @@ const allowedImports: Record<string, Allowed> = {
     parts: ['lib/shared/', 'lib/runtime/', 'lib/models/', 'lib/backends/', 'lib/summarization/', 'lib/agent/'],
     packages: [],
   },
+  'lib/context.ts': { parts: ['lib/offload/'], packages: [] },
   'lib/testing.ts': { parts: ['lib/shared/', 'lib/runtime/', 'lib/testing/'], packages: [] },
   'lib/testing/': { parts: ['lib/shared/', 'lib/store/'], packages: ['vitest'] },
   'adapters/ai-sdk/': { parts: ['lib/index.ts'], packages: ['ai'] },
@@ -60,15 +61,19 @@ const allowedImports: Record<string, Allowed> = {
   'extension/': { parts: ['inspector/'], packages: ['preact', ...buildTools] },
   'examples/shared/': { parts: ['lib/index.ts', 'lib/agent.ts', 'lib/testing.ts'], packages: ['preact'] },
   'examples/extension-agent/': {
-    parts: ['lib/index.ts', 'lib/agent.ts', 'inspector/', 'extension/', 'examples/shared/'],
+    parts: ['lib/index.ts', 'lib/agent.ts', 'lib/context.ts', 'inspector/', 'extension/', 'examples/shared/'],
     packages: ['preact', ...buildTools],
   },
-  'examples/ai-sdk-chat/': { parts: ['lib/index.ts', 'adapters/ai-sdk/'], packages: ['ai', 'vite'] },
-  'examples/prompt-api-page/': { parts: ['lib/index.ts', 'adapters/prompt-api/', 'inspector/'], packages: ['vite'] },
+  'examples/ai-sdk-chat/': { parts: ['lib/index.ts', 'lib/context.ts', 'adapters/ai-sdk/'], packages: ['ai', 'vite'] },
+  'examples/prompt-api-page/': {
+    parts: ['lib/index.ts', 'lib/context.ts', 'adapters/prompt-api/', 'inspector/'],
+    packages: ['vite'],
+  },
   'demo/': {
     parts: [
       'lib/index.ts',
       'lib/agent.ts',
+      'lib/context.ts',
       'adapters/ai-sdk/',
       'adapters/langchain/',
       'inspector/',

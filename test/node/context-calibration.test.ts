@@ -4,6 +4,7 @@
 // does not, a new offload over the same store calibrates alike, a damaged factor is unreadable (S2).
 
 import { describe, expect, it, vi } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { MemoryOffloadStore, type RequestRecord, ToolOutputOffload } from '../../lib/index.js';
 import {
   calibratedBudget,
@@ -97,8 +98,8 @@ describe('fitContext with a calibrating budget', () => {
     const sent: { tokens: number; events: string[] }[] = [];
     for (let n = from; n < from + steps; n++) {
       const fitted = await offload.fitContext(request('t', conversation(stepsOf(n))));
-      sent.push({ tokens: fitted.tokens, events: fitted.events.map((event) => event.type) });
-      await fitted.reportUsage({ inputTokens: Math.round(fitted.tokens * ratio) });
+      sent.push({ tokens: fitted.tokens!, events: fitted.events.map((event) => event.type) });
+      await fitted.reportUsage({ inputTokens: Math.round(fitted.tokens! * ratio) });
     }
     return sent;
   }
@@ -106,7 +107,11 @@ describe('fitContext with a calibrating budget', () => {
   it('keeps every request from the fifth on within maxRequestTokens as reported; calibrate: false does not', async () => {
     const maxRequestTokens = 4000;
     const store = new MemoryOffloadStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens, keepRecentResults: 1 } });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      contextBudget: { maxRequestTokens, keepRecentResults: 1 },
+    });
     const sent = await session(offload, 12, 1.3);
     expect(sent.slice(4).every(({ tokens }) => tokens * 1.3 <= maxRequestTokens)).toBe(true);
     expect(sent.flatMap(({ events }) => events).filter((type) => type === 'context-calibrated')).toHaveLength(1);
@@ -117,6 +122,7 @@ describe('fitContext with a calibrating budget', () => {
     expect(ledger.map((record) => record.tokens)).toEqual(sent.map(({ tokens }) => tokens));
 
     const plain = new ToolOutputOffload({
+      ledger: contextLedger,
       store: new MemoryOffloadStore(),
       contextBudget: { maxRequestTokens, keepRecentResults: 1, calibrate: false },
     });
@@ -128,8 +134,9 @@ describe('fitContext with a calibrating budget', () => {
   it('changes nothing without reported usage', async () => {
     const store = new MemoryOffloadStore();
     const budget = { maxRequestTokens: 4000, keepRecentResults: 1 };
-    const calibrating = new ToolOutputOffload({ store, contextBudget: budget });
+    const calibrating = new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: budget });
     const plain = new ToolOutputOffload({
+      ledger: contextLedger,
       store: new MemoryOffloadStore(),
       contextBudget: { ...budget, calibrate: false },
     });
@@ -146,7 +153,11 @@ describe('fitContext with a calibrating budget', () => {
 
   it('fits to the estimate alone when the ledger cannot be read (S3), and never fails the request', async () => {
     const store = new MemoryOffloadStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 4000, keepRecentResults: 1 } });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      contextBudget: { maxRequestTokens: 4000, keepRecentResults: 1 },
+    });
     await session(offload, 6, 1.3);
     const failing = vi.spyOn(store, 'requests').mockRejectedValue(new DOMException('gone', 'InvalidStateError'));
     const fitted = await offload.fitContext(request('t', conversation(stepsOf(7))));
@@ -160,8 +171,8 @@ describe('fitContext with a calibrating budget', () => {
   it('holds across a new offload over the same store (the factor is the ledger’s), told once', async () => {
     const store = new MemoryOffloadStore();
     const contextBudget = { maxRequestTokens: 4000, keepRecentResults: 1 };
-    const first = await session(new ToolOutputOffload({ store, contextBudget }), 5, 1.3);
-    const again = await session(new ToolOutputOffload({ store, contextBudget }), 5, 1.3, 6);
+    const first = await session(new ToolOutputOffload({ ledger: contextLedger, store, contextBudget }), 5, 1.3);
+    const again = await session(new ToolOutputOffload({ ledger: contextLedger, store, contextBudget }), 5, 1.3, 6);
     expect(again.every(({ tokens }) => tokens * 1.3 <= 4000)).toBe(true);
     expect([...first, ...again].flatMap(({ events }) => events).filter((t) => t === 'context-calibrated')).toEqual([
       'context-calibrated',

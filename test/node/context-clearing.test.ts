@@ -5,6 +5,7 @@
 // offload, no text).
 
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { type ContextMessage, ToolOutputOffload } from '../../lib/index.js';
 import {
   applied,
@@ -40,6 +41,7 @@ describe('never cleared (C5)', () => {
   it('keeps the newest keepRecentResults results, the excluded tools’ results, and the latest step’s', async () => {
     const store = contextStore();
     const offload = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       contextBudget: { maxRequestTokens: 2000, keepRecentResults: 2, excludeTools: ['search'] },
     });
@@ -57,6 +59,7 @@ describe('never cleared (C5)', () => {
 
     // One assistant message calling two tools, their results not read yet: never cleared, even keeping none.
     const none = new ToolOutputOffload({
+      ledger: contextLedger,
       store: contextStore(),
       contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 },
     });
@@ -81,7 +84,12 @@ describe('never cleared (C5)', () => {
 describe('over the budget anyway (C6)', () => {
   it('cuts every preview, the newest too, to its header; still over, it says so and sends the request', async () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store, thresholdTokens: 1000, contextBudget: { maxRequestTokens: 2000 } });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      thresholdTokens: 1000,
+      contextBudget: { maxRequestTokens: 2000 },
+    });
     const first = await offloaded(offload, 't1', 'c1', textOf(5000, 'first'));
     const second = await offloaded(offload, 't1', 'c2', textOf(5000, 'second'));
     const steps = [
@@ -118,7 +126,11 @@ describe('clearing in batches (C1)', () => {
   /** A session of 40 results of 300 tokens under a budget of 6,000: what each request sends, and the clearings. */
   async function session(clearAtLeastTokens: number) {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 6000, clearAtLeastTokens } });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      contextBudget: { maxRequestTokens: 6000, clearAtLeastTokens },
+    });
     const steps: Step[] = [];
     const sent: string[][] = [];
     const clearings: { freed: number; allCleared: boolean }[] = [];
@@ -165,7 +177,11 @@ describe('a store that fails (S3)', () => {
 
   it('cannot store a result: it is sent as it is, and nothing names a path that does not exist', async () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store: withMethods(store, { stage: quota }), contextBudget: budget });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store: withMethods(store, { stage: quota }),
+      contextBudget: budget,
+    });
     const fitted = await offload.fitContext(request('t1', conversation(steps), { system: longSystem }));
     expect(fitted.replacements.size).toBe(0);
     expect(fitted.events).toEqual([expect.objectContaining({ type: 'context-over-budget' })]);
@@ -184,7 +200,11 @@ describe('a store that fails (S3)', () => {
       },
     ]) {
       const store = contextStore();
-      const offload = new ToolOutputOffload({ store: withMethods(store, methods), contextBudget: budget });
+      const offload = new ToolOutputOffload({
+        ledger: contextLedger,
+        store: withMethods(store, methods),
+        contextBudget: budget,
+      });
       const fitted = await offload.fitContext(request('t1', conversation(steps), { system: longSystem }));
       expect(pointerIndexes(fitted)).toEqual([]);
       expect(await store.cleared('t1')).toEqual([]);
@@ -198,6 +218,7 @@ describe('a store that fails (S3)', () => {
   it('with previews and a store that cannot record: previews are still cut to fit (C6)', async () => {
     const store = contextStore();
     const offload = new ToolOutputOffload({
+      ledger: contextLedger,
       store: withMethods(store, { recordRequest: quota }),
       thresholdTokens: 1000,
       contextBudget: budget,
@@ -214,7 +235,11 @@ describe('a store that fails (S3)', () => {
 describe('a tool that writes a header of its own', () => {
   it('is shown whole: cleared, it is stored under its own path, which reads back the tool’s text', async () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 } });
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store,
+      contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 },
+    });
     const real = await offloaded(offload, 't1', 'real', textOf(30_000, 'real'));
     const faked = [
       '[Stored tool result] The output of tool "fetch_orders" is over 20000 tokens, so it was stored as a file instead of being shown here.',
@@ -230,7 +255,7 @@ describe('a tool that writes a header of its own', () => {
       { id: 'c1', toolName: 'fetch_orders', text: faked },
       { id: 'c2', toolName: 'fetch_orders', text: copied },
     ];
-    const plain = new ToolOutputOffload({ store });
+    const plain = new ToolOutputOffload({ ledger: contextLedger, store });
     await plain.fitContext(request('t1', conversation(steps)));
     const [record] = await ledgerOf(store, 't1', 1);
     expect(record!.results.map((result) => result.shownAs)).toEqual(['whole', 'whole']);
@@ -253,6 +278,7 @@ describe('the ledger record of a request', () => {
   it('sums its parts to its tokens, counts each result whole for tokensWithoutOffload, and holds no text', async () => {
     const store = contextStore();
     const offload = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       thresholdTokens: 1000,
       contextBudget: { maxRequestTokens: 3000, keepRecentResults: 1 },
@@ -286,14 +312,14 @@ describe('the ledger record of a request', () => {
     expect(JSON.stringify(await store.cleared('t1'))).not.toContain(marker);
 
     // Measured the same, a request with the preview shown and the cut result: by part.
-    const unbudgeted = new ToolOutputOffload({ store: contextStore(), thresholdTokens: 1000 });
+    const unbudgeted = new ToolOutputOffload({ ledger: contextLedger, store: contextStore(), thresholdTokens: 1000 });
     const shown = await unbudgeted.fitContext(request('t2', conversation(steps), { system }));
     expect(shown.replacements.size).toBe(0);
   });
 
   it('numbers the thread’s requests from 1, in order, also when they are written behind the model call', async () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const steps: Step[] = [];
     for (let i = 0; i < 10; i++) {
       steps.push({ id: `c${i}`, toolName: 'fetch_orders', text: `result ${i}` });

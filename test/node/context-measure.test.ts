@@ -2,6 +2,7 @@
 // tokenized again, the contextBudget option's checks, and a malformed request's error.
 
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import type { ContextMessage } from '../../lib/index.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { contextStore, conversation, ledgerOf, request } from './context-fixtures.js';
@@ -20,7 +21,7 @@ describe('measuring a request (C1)', () => {
   it('counts the system prompt, each tool spec as JSON, every message, each call’s arguments as JSON, and each result', async () => {
     const store = contextStore();
     const { estimate } = countingEstimator();
-    const offload = new ToolOutputOffload({ store, estimateTokens: estimate });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store, estimateTokens: estimate });
     const tools = [
       { name: 'fetch_orders', description: 'Fetches orders.', parameters: { type: 'object', properties: {} } },
       { name: 'ping' },
@@ -61,7 +62,7 @@ describe('measuring a request (C1)', () => {
 
   it('measures a text once: a second request of the same texts asks the estimator only about the new ones', async () => {
     const { asked, estimate } = countingEstimator();
-    const offload = new ToolOutputOffload({ store: contextStore(), estimateTokens: estimate });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store: contextStore(), estimateTokens: estimate });
     const steps = Array.from({ length: 20 }, (_, i) => ({
       id: `c${i}`,
       toolName: 'fetch_orders',
@@ -82,7 +83,7 @@ describe('measuring a request (C1)', () => {
   });
 
   it('says which field of a malformed request is wrong', async () => {
-    const offload = new ToolOutputOffload({ store: contextStore() });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store: contextStore() });
     const good = request('t1', conversation([{ id: 'c1', toolName: 'fetch_orders', text: 'x' }]));
     const cases: [unknown, RegExp][] = [
       [null, /fitContext: request\. must be an object/],
@@ -124,6 +125,7 @@ describe('a tool result whose call has no id', () => {
   it('counts with the messages and is never cleared: nothing could record its clearing (C4)', async () => {
     const store = contextStore();
     const offload = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       estimateTokens: (text) => text.length / 4,
       contextBudget: { maxRequestTokens: 2000, keepRecentResults: 1 },
@@ -148,7 +150,7 @@ describe('a tool result whose call has no id', () => {
 describe('the contextBudget option', () => {
   it('is exposed resolved, with its defaults, and frozen; undefined without one', () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 8000 } });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: { maxRequestTokens: 8000 } });
     expect(offload.contextBudget).toEqual({
       maxRequestTokens: 8000,
       keepRecentResults: 3,
@@ -158,27 +160,35 @@ describe('the contextBudget option', () => {
     });
     expect(Object.isFrozen(offload.contextBudget)).toBe(true);
     expect(Object.isFrozen(offload.contextBudget!.excludeTools)).toBe(true);
-    expect(new ToolOutputOffload({ store }).contextBudget).toBeUndefined();
+    expect(new ToolOutputOffload({ ledger: contextLedger, store }).contextBudget).toBeUndefined();
 
     const excludeTools = ['search'];
     const given = { maxRequestTokens: 2001, keepRecentResults: 0, clearAtLeastTokens: 0, excludeTools };
-    const custom = new ToolOutputOffload({ store, contextBudget: given });
+    const custom = new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: given });
     excludeTools.push('later');
     expect(custom.contextBudget).toEqual({ ...given, excludeTools: ['search'], calibrate: true });
     expect(
-      new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 2000, calibrate: false } }).contextBudget,
+      new ToolOutputOffload({
+        ledger: contextLedger,
+        store,
+        contextBudget: { maxRequestTokens: 2000, calibrate: false },
+      }).contextBudget,
     ).toMatchObject({ calibrate: false });
     // Below thresholdTokens is allowed: a small model's window can be smaller than a preview's bound.
     expect(
-      new ToolOutputOffload({ store, thresholdTokens: 20_000, contextBudget: { maxRequestTokens: 2000 } })
-        .contextBudget,
+      new ToolOutputOffload({
+        ledger: contextLedger,
+        store,
+        thresholdTokens: 20_000,
+        contextBudget: { maxRequestTokens: 2000 },
+      }).contextBudget,
     ).toMatchObject({ maxRequestTokens: 2000, clearAtLeastTokens: 500 });
   });
 
   it('rejects a bad value with an error naming contextBudget.<field>', () => {
     const store = contextStore();
     const make = (contextBudget: unknown) => () =>
-      new ToolOutputOffload({ store, contextBudget: contextBudget as never });
+      new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: contextBudget as never });
     expect(make(8000)).toThrow(
       new TypeError(
         'ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools?, calibrate? }, got 8000',
@@ -215,8 +225,47 @@ describe('the contextBudget option', () => {
     const { MemoryOffloadStore } = await import('../../lib/index.js');
     const plain = new MemoryOffloadStore();
     const withoutLedger = Object.assign(Object.create(plain), { cleared: undefined, recordRequest: undefined });
-    expect(() => new ToolOutputOffload({ store: withoutLedger, contextBudget: { maxRequestTokens: 8000 } })).toThrow(
-      /contextBudget needs a store that records what it clears \(cleared and recordRequest/,
+    expect(
+      () =>
+        new ToolOutputOffload({
+          ledger: contextLedger,
+          store: withoutLedger,
+          contextBudget: { maxRequestTokens: 8000 },
+        }),
+    ).toThrow(/the ledger needs a store that keeps one \(cleared, recordRequest missing/);
+  });
+
+  it('needs the context ledger for a budget, and takes only contextLedger as one', () => {
+    const store = contextStore();
+    expect(() => new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 8000 } })).toThrow(
+      new TypeError(
+        "ToolOutputOffload: contextBudget needs the context ledger: import { contextLedger } from 'tool-output-offload/context' and pass new ToolOutputOffload({ ledger: contextLedger, contextBudget })",
+      ),
     );
+    for (const ledger of [null, {}, 'contextLedger', { fitterFor: 1 }]) {
+      expect(() => new ToolOutputOffload({ store, ledger: ledger as never })).toThrow(
+        /ToolOutputOffload: ledger must be contextLedger from 'tool-output-offload\/context', got /,
+      );
+    }
+  });
+
+  it('without the ledger, sends every request as it is and records nothing', async () => {
+    const store = contextStore();
+    const offload = new ToolOutputOffload({ store, thresholdTokens: 1000 });
+    const big = await offload.offloadResult({
+      threadId: 't1',
+      callId: 'c1',
+      toolName: 'fetch_orders',
+      content: 'x'.repeat(20_000),
+    });
+    const fitted = await offload.fitContext(
+      request('t1', conversation([{ id: 'c1', toolName: 'fetch_orders', text: big.text }])),
+    );
+    expect(fitted.replacements.size).toBe(0);
+    expect(fitted.events).toEqual([]);
+    expect(fitted.tokens).toBeUndefined();
+    expect(await fitted.reportUsage({ inputTokens: 10 })).toBe(false);
+    expect(await store.requests('t1')).toEqual([]);
+    await expect(offload.fitContext(null as never)).rejects.toThrow(TypeError);
   });
 });

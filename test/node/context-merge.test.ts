@@ -4,6 +4,7 @@
 // sends the same merged texts (C4).
 
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { type ContextMessage, MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { mergedStub } from '../../lib/offload/words.js';
 import { applied, mergedShown, textOf } from './context-fixtures.js';
@@ -26,7 +27,12 @@ const results = (messages: readonly ContextMessage[]) =>
   messages.flatMap((m) => (m.role === 'tool' ? [{ toolCallId: m.toolCallId, text: m.text }] : []));
 
 function fitter(store: MemoryOffloadStore, maxRequestTokens: number) {
-  return new ToolOutputOffload({ store, thresholdTokens: 1000, contextBudget: { maxRequestTokens } });
+  return new ToolOutputOffload({
+    ledger: contextLedger,
+    store,
+    thresholdTokens: 1000,
+    contextBudget: { maxRequestTokens },
+  });
 }
 
 const fitOf = (offload: ToolOutputOffload, messages: ContextMessage[]) =>

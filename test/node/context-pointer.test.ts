@@ -4,6 +4,7 @@
 
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { type EstimateTokens, estimateTokensByScript, ToolOutputOffload } from '../../lib/index.js';
 import { resultKeyFor } from '../../lib/offload/result-identity.js';
 import { clearedPointer, maxPointerTokens } from '../../lib/offload/words.js';
@@ -50,6 +51,7 @@ async function storedPreview(
 /** An offload whose budget a 1,000-token preview and a long system prompt go over, so the oldest result is cleared. */
 function budgeted(store: ContextStore, estimateTokens?: EstimateTokens) {
   return new ToolOutputOffload({
+    ledger: contextLedger,
     store,
     estimateTokens,
     thresholdTokens: 1000,

@@ -3,6 +3,7 @@
 // the call to repeat), and a cleared result stays cleared with the same text, from any instance.
 
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { BackendError, ToolOutputOffload } from '../../lib/index.js';
 import { utf8Bytes } from '../../lib/shared/text.js';
 import {
@@ -17,7 +18,12 @@ import {
 } from './context-fixtures.js';
 
 function budgeted(store: ContextStore, over: Partial<ConstructorParameters<typeof ToolOutputOffload>[0]> = {}) {
-  return new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 }, ...over });
+  return new ToolOutputOffload({
+    ledger: contextLedger,
+    store,
+    contextBudget: { maxRequestTokens: 2000, keepRecentResults: 0 },
+    ...over,
+  });
 }
 
 const pathIn = (pointer: string) => /\/large_tool_results\/[A-Za-z0-9_-]+/.exec(pointer)?.[0];

@@ -3,6 +3,7 @@
 // to the end, and every path a pointer named reads back its result's text (or its page, by the call).
 
 import { describe, expect, it } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
 import { mergedStub } from '../../lib/offload/words.js';
 import { applied, contextStore, conversation, ledgerOf, request, type Step, textOf } from './context-fixtures.js';
@@ -12,7 +13,7 @@ describe('a 100-step session under a budget', () => {
     timeout: 600_000,
   }, async () => {
     const store = contextStore();
-    const offload = new ToolOutputOffload({ store, contextBudget: { maxRequestTokens: 8000 } });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store, contextBudget: { maxRequestTokens: 8000 } });
     const readFile = offload.readTools('t1').find((tool) => tool.name === 'read_file')!;
     const steps: Step[] = [];
     /** What each result was, whole, as the tool returned it. */
@@ -46,7 +47,7 @@ describe('a 100-step session under a budget', () => {
       }
       const messages = conversation(steps, { answered: false });
       const fitted = await offload.fitContext(request('t1', messages));
-      if (fitted.tokens > 8000) {
+      if (fitted.tokens! > 8000) {
         overBudget++;
         expect(fitted.events).toContainEqual({
           type: 'context-over-budget',

@@ -3,13 +3,14 @@
 // clearing; a store that keeps no ledger or fails says false, and never fails the run (S3).
 
 import { describe, expect, it, vi } from 'vitest';
+import { contextLedger } from '../../lib/context.js';
 import { MemoryOffloadStore, ToolOutputOffload } from '../../lib/index.js';
 import { conversation, ledgerOf, longSystem, offloaded, request, textOf } from './context-fixtures.js';
 
 describe('FittedContext.reportUsage', () => {
   it("adds what the provider reported to the request's own ledger record, each of several requests", async () => {
     const store = new MemoryOffloadStore();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const first = await offload.fitContext(
       request('t', conversation([{ id: 'c1', toolName: 'fetch_orders', text: 'a' }])),
     );
@@ -29,6 +30,7 @@ describe('FittedContext.reportUsage', () => {
   it('reaches a record written for a clearing (awaited before the model call) too', async () => {
     const store = new MemoryOffloadStore();
     const offload = new ToolOutputOffload({
+      ledger: contextLedger,
       store,
       thresholdTokens: 1000,
       contextBudget: { maxRequestTokens: 2400, keepRecentResults: 1 },
@@ -48,7 +50,7 @@ describe('FittedContext.reportUsage', () => {
 
   it('checks the usage: a malformed count or an unknown name rejects with a TypeError naming it, and nothing is written', async () => {
     const store = new MemoryOffloadStore();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const fitted = await offload.fitContext(request('t', conversation([])));
     await expect(fitted.reportUsage({ inputTokens: -1 })).rejects.toThrow(
       /usage.inputTokens must be a number of tokens/,
@@ -66,7 +68,7 @@ describe('FittedContext.reportUsage', () => {
 
   it('says false, never failing, when the store keeps no ledger or cannot write the usage (S3)', async () => {
     const store = new MemoryOffloadStore();
-    const offload = new ToolOutputOffload({ store });
+    const offload = new ToolOutputOffload({ ledger: contextLedger, store });
     const fitted = await offload.fitContext(request('t', conversation([])));
     await ledgerOf(store, 't', 1);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});

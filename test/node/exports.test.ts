@@ -77,6 +77,7 @@ describe('exports', () => {
     expect(packageEntries()).toEqual(
       expect.arrayContaining([
         'lib/index.ts',
+        'lib/context.ts',
         'lib/testing.ts',
         'inspector/index.ts',
         'adapters/ai-sdk/index.ts',

@@ -1,6 +1,7 @@
 import { utf8Bytes } from '../../shared/text.js';
 import type {
   ClearedResult,
+  ContextLedgerStore,
   RecordedRequest,
   RequestChange,
   RequestRecord,
@@ -110,8 +111,10 @@ class ResultKeys {
 }
 
 /** What fitContext needs of its ToolOutputOffload. */
-interface FitterOptions {
+export interface FitterOptions {
   store: WritableOffloadStore;
+  /** The store's ledger, checked once when the offload was made: what was cleared, and where each request is recorded. */
+  ledger: ContextLedgerStore;
   measure: TokenMeasure;
   budget: ResolvedContextBudget | undefined;
   limits: Readonly<OffloadLimits>;
@@ -136,7 +139,7 @@ export class ContextFitter {
 
   async fit(input: ContextRequest): Promise<FittedContext> {
     const request = checkRequest(input);
-    const { store, budget } = this.#options;
+    const { ledger, budget } = this.#options;
     const { threadId } = request;
     const tokens = (text: string) => this.#tokens.of(text);
 
@@ -144,10 +147,10 @@ export class ContextFitter {
 
     // The thread's cleared results (C4), read only with a budget: an app without one sends every result as it is.
     let cleared = new Map<string, ClearedResult>();
-    let storeWorks = budget !== undefined && typeof store.cleared === 'function';
+    let storeWorks = budget !== undefined;
     if (storeWorks) {
       try {
-        cleared = new Map((await store.cleared(threadId)).map((record) => [record.toolCallId, record]));
+        cleared = new Map((await ledger.cleared(threadId)).map((record) => [record.toolCallId, record]));
       } catch {
         storeWorks = false; // S3: nothing new is cleared; what is known cleared cannot be shown as such either
       }
@@ -163,12 +166,7 @@ export class ContextFitter {
 
     // C2–C5: clear the oldest results not protected until the request fits and enough is freed.
     const clearedNow = new Map<ResultInRequest, NewClearing>();
-    if (
-      fitTo !== undefined &&
-      storeWorks &&
-      typeof store.recordRequest === 'function' &&
-      tokensBefore > fitTo.maxRequestTokens
-    ) {
+    if (fitTo !== undefined && storeWorks && tokensBefore > fitTo.maxRequestTokens) {
       let freed = 0;
       // The store keeps one record a tool call id (the first): a result whose id another result's
       // record holds (a reused id) cannot stay cleared (C4), so it is shown as it is.
@@ -254,7 +252,7 @@ export class ContextFitter {
           tokensAfter: total(),
         });
       }
-    } else if (typeof store.recordRequest === 'function') {
+    } else {
       // Nothing new to keep: the ledger is written behind the model call, in order, so the call does not wait for it.
       const write = this.#record(changeOf([]), false);
       ledgerRecord = write.catch(() => undefined);
@@ -265,23 +263,21 @@ export class ContextFitter {
       events.push({ type: 'context-over-budget', threadId, tokens: sent, budget: fitTo.maxRequestTokens });
     }
     const replacements = replacementsOf(slots);
-    return { replacements, events, tokens: sent, reportUsage: usageReporter(store, threadId, ledgerRecord) };
+    return { replacements, events, tokens: sent, reportUsage: usageReporter(ledger, threadId, ledgerRecord) };
   }
 
   /**
    * C9: the thread's calibration from its newest ledger records, read after its queued writes (so
    * the previous request's record counts, with the usage its way in reported when the reply came):
-   * the factor to fit with (undefined: too few
-   * reports, the estimate alone) and the previous request's. Undefined when the store keeps no
-   * ledger or fails to read it (S3: the estimate alone).
+   * the factor to fit with (undefined: too few reports, the estimate alone) and the previous
+   * request's. Undefined when the ledger cannot be read (S3: the estimate alone).
    */
   async #calibration(threadId: string): Promise<{ factor: number | undefined; previous: number } | undefined> {
-    const { store } = this.#options;
-    if (typeof store.requests !== 'function') return undefined;
+    const { ledger } = this.#options;
     let records: RequestRecord[];
     try {
       await this.#writes.get(threadId);
-      records = await store.requests(threadId, { newest: calibrationRecords });
+      records = await ledger.requests(threadId, { newest: calibrationRecords });
     } catch {
       return undefined;
     }
@@ -431,9 +427,9 @@ export class ContextFitter {
    * only logged (S3).
    */
   #record(change: RequestChange, wait: boolean): Promise<RecordedRequest> {
-    const { store } = this.#options;
+    const { ledger } = this.#options;
     const { threadId } = change;
-    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => store.recordRequest(change));
+    const write = (this.#writes.get(threadId) ?? Promise.resolve()).then(() => ledger.recordRequest(change));
     const tail = write.catch((error) => {
       if (!wait) console.warn('ToolOutputOffload: could not write the context ledger', error);
     });

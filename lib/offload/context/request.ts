@@ -96,8 +96,8 @@ export interface FittedContext {
   /** By index into the request's `messages` (tool results only); every other message is sent as it is. */
   replacements: ReadonlyMap<number, ContextReplacement>;
   events: ContextEvent[];
-  /** The request's estimated tokens once the replacements are made. */
-  tokens: number;
+  /** The request's estimated tokens once the replacements are made; absent without the context ledger (nothing is measured). */
+  tokens?: number;
   /**
    * Call it when the reply arrives, with what the provider reported the request cost (its own
    * tokens; a count it did not give left out): the request's ledger record gains it as `reported`.

@@ -1,5 +1,5 @@
 import { checkOptionNames, quoteForMessage } from '../../shared/checks.js';
-import type { RecordedRequest, ReportedUsage, WritableOffloadStore } from '../../store/offload-store.js';
+import type { ContextLedgerStore, RecordedRequest, ReportedUsage } from '../../store/offload-store.js';
 
 // What a way in does when the reply to a request it fitted arrives: hands over what the provider
 // reported that request cost, and the request's ledger record gains it (one store write, after the
@@ -33,20 +33,20 @@ function checkUsage(usage: unknown): ReportedUsage {
 /**
  * `FittedContext.reportUsage` for one fitted request: waits for the request's ledger record (it may
  * still be queued behind the model call), then adds the usage to it. True once recorded; false
- * when there is no record to add it to (the store keeps no ledger, or its write failed) or the
+ * when there is no record to add it to (its write failed) or the
  * store fails now, which never fails the run (S3). A malformed usage rejects with a TypeError naming it.
  */
 export function usageReporter(
-  store: WritableOffloadStore,
+  ledger: ContextLedgerStore,
   threadId: string,
   recorded: Promise<RecordedRequest | undefined>,
 ): (usage: ReportedUsage) => Promise<boolean> {
   return async (usage) => {
     const reported = checkUsage(usage);
     const record = await recorded;
-    if (record === undefined || typeof store.recordUsage !== 'function') return false;
+    if (record === undefined) return false;
     try {
-      return await store.recordUsage({ threadId, step: record.step, reported });
+      return await ledger.recordUsage({ threadId, step: record.step, reported });
     } catch (error) {
       console.warn('ToolOutputOffload: could not add the reported usage to the context ledger', error);
       return false;

@@ -1,4 +1,5 @@
 import { contextBudgetFor, offloadSession } from '../../../adapters/prompt-api/index.js';
+import { contextLedger } from '../../../lib/context.js';
 import { ToolOutputOffload } from '../../../lib/index.js';
 
 const readPage = {
@@ -7,7 +8,11 @@ const readPage = {
   inputSchema: { type: 'object', properties: {} },
   execute: async () => document.body.textContent,
 };
-const offload = new ToolOutputOffload({ thresholdTokens: 1000, contextBudget: contextBudgetFor(9216) });
+const offload = new ToolOutputOffload({
+  ledger: contextLedger,
+  thresholdTokens: 1000,
+  contextBudget: contextBudgetFor(9216),
+});
 const chat = await offloadSession(offload, {
   threadId: 'page-chat',
   tools: [readPage],

@@ -1,0 +1,1 @@
+export { type ContextLedger, contextLedger } from './offload/context/ledger.js';
