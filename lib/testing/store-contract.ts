@@ -943,7 +943,8 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(await store.evictions('never')).toEqual([]);
       }));
 
-    it('keeps at most logRetention eviction and failure records per thread, the newest', () =>
+    // Twice the retention in commits, each its own transaction: seconds on a busy machine.
+    it('keeps at most logRetention eviction and failure records per thread, the newest', { timeout: 60_000 }, () =>
       withStore(async (store) => {
         const count = retention * 2;
         // Each its own turn (one turn's undo log would grow with every commit).
@@ -978,7 +979,8 @@ export function storeContract<Store extends WritableOffloadStore>(
         expect(failures).toHaveLength(retention);
         expect(failures[0]!.key).toBe('f5');
         expect(await store.failures('b')).toHaveLength(1);
-      }));
+      }),
+    );
 
     // Thousands of commits with the default retention: several seconds on a busy machine.
     it(
