@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it, vi } from 'vitest';
 import { corpusClasses, corpusText } from '../../bench/estimator-corpus.js';
+import { contextLedger } from '../../lib/context.js';
 import { estimateTokens as charsOver4, estimateTokensByScript } from '../../lib/index.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Message } from '../../lib/runtime/messages.js';
@@ -190,7 +191,7 @@ describe('an estimator that fails never fails a run', () => {
             reply(),
           ]);
           const { agent, store } = offloadAgent(model, {
-            offload: { estimateTokens, ...(contextBudget ? { contextBudget } : {}) },
+            offload: { estimateTokens, ledger: contextLedger, ...(contextBudget ? { contextBudget } : {}) },
           });
           const result = await agent.run('go', { threadId: 't' });
           expect(result.status).toBe('completed');

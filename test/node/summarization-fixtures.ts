@@ -5,6 +5,7 @@ import { createAgent } from '../../lib/agent/create-agent.js';
 import { fileTools } from '../../lib/agent/file-tools.js';
 import { CompositeBackend } from '../../lib/backends/composite-backend.js';
 import { MemoryBackend } from '../../lib/backends/memory-backend.js';
+import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import type { Checkpointer } from '../../lib/runtime/checkpoint.js';
 import type { Message, ToolMessage } from '../../lib/runtime/messages.js';
@@ -68,6 +69,7 @@ export function cleanupAgent(
   const offload = new ToolOutputOffload({
     thresholdTokens: 1000,
     store,
+    ledger: contextLedger,
     maxResultBytes: options.maxTotalBytes ?? 1_048_576,
     maxTotalBytes: options.maxTotalBytes ?? 33_554_432,
   });
