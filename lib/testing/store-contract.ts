@@ -597,24 +597,15 @@ export function storeContract<Store extends WritableOffloadStore>(
 
     it('an optional commit (evict: false) is stored only if the thread fits it as it is: it never evicts', () =>
       withStore(async (store) => {
+        /** Stages `text` under `key` and commits it as an optional copy. */
+        const optional = async (key: string, text: string) => {
+          await store.stage(result('a', key, text, 't1'));
+          return store.apply({ type: 'commit', threadId: 'a', key, maxTotalBytes: 100, evict: false });
+        };
         await put(store, 'a', 'k1', 'x'.repeat(60));
-        await store.stage(result('a', 'fits', 'y'.repeat(40), 't1'));
-        const fits = await store.apply({
-          type: 'commit',
-          threadId: 'a',
-          key: 'fits',
-          maxTotalBytes: 100,
-          evict: false,
-        });
+        const fits = await optional('fits', 'y'.repeat(40));
         expect(fits).toEqual({ stored: ['fits'], evicted: [], totalBytes: 100, entries: 2 });
-        await store.stage(result('a', 'over', 'z', 't1'));
-        const over = await store.apply({
-          type: 'commit',
-          threadId: 'a',
-          key: 'over',
-          maxTotalBytes: 100,
-          evict: false,
-        });
+        const over = await optional('over', 'z');
         expect(over).toEqual({ stored: [], evicted: [], totalBytes: 100, entries: 2 });
         expect((await store.list('a')).map((e) => e.key)).toEqual(['k1', 'fits']);
         expect(await store.evictions('a')).toEqual([]);
@@ -622,15 +613,7 @@ export function storeContract<Store extends WritableOffloadStore>(
         const again = await store.apply({ type: 'commit', threadId: 'a', key: 'over', maxTotalBytes: 100 });
         expect(again.stored).toEqual([]);
         // Nor does it replace the key's own live entry.
-        await store.stage(result('a', 'fits', 'w', 't1'));
-        const same = await store.apply({
-          type: 'commit',
-          threadId: 'a',
-          key: 'fits',
-          maxTotalBytes: 100,
-          evict: false,
-        });
-        expect(same).toMatchObject({ stored: [], evicted: [] });
+        expect(await optional('fits', 'w')).toMatchObject({ stored: [], evicted: [] });
         expect(await store.read('a', 'fits')).toBe('y'.repeat(40));
       }));
 

@@ -147,7 +147,8 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(view.all('tbody tr.row')).toHaveLength(0);
     expose(await sampleStore(), channel);
-    await until(() => expect(view.paths()).toHaveLength(3), 1500);
+    // Before the panel's own request would time out and be sent again: the exposed store announced itself.
+    await until(() => expect(view.paths()).toHaveLength(3), REQUEST_TIMEOUT_MS - 1000);
   });
 
   it('ignores malformed messages on both sides', async () => {
@@ -221,7 +222,7 @@ describe('the inspector over a BroadcastChannel (I2)', () => {
       if (!body?.querySelector('[data-tool-output-offload-inspector]')) throw new Error('not mounted yet');
       return [...inspectorRoot(body).querySelectorAll('tbody tr.row')];
     };
-    await until(() => expect(rows()).toHaveLength(3), 10_000);
+    await until(() => expect(rows()).toHaveLength(3));
     await put(store, 'chat-1', 'foxtrot', 'from the first page');
     await until(() => expect(rows()).toHaveLength(4));
     (rows().find((row) => row.textContent?.includes('foxtrot')) as HTMLElement).click();
@@ -366,11 +367,11 @@ describe('forged messages on the channel (any script of the origin can post on i
     // A real change after them: once the panel shows it, it has heard every forged notice, and
     // the exposing window every request the panel sent before asking for the change.
     await put(store, 'chat-1', 'after-flood', 'a real change');
-    await until(() => expect(view.paths()).toContain('/large_tool_results/after-flood'), 10_000);
+    await until(() => expect(view.paths()).toContain('/large_tool_results/after-flood'));
     release();
-    await until(() => expect(view.all('.lt')).toHaveLength(1), 10_000);
+    await until(() => expect(view.all('.lt')).toHaveLength(1));
     await put(store, 'chat-1', 'settled', 'one more round trip');
-    await until(() => expect(view.paths()).toContain('/large_tool_results/settled'), 10_000);
+    await until(() => expect(view.paths()).toContain('/large_tool_results/settled'));
 
     expect(bigReads).toBeLessThanOrEqual(2);
     const carrying = wire.filter(

@@ -31,7 +31,7 @@ function wire(name: string): Array<Record<string, unknown>> {
 
 async function openContext(view: Mounted, count: number): Promise<void> {
   await until(() => button(view, 'Context')).then((tab) => tab.click());
-  await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe(String(count)), 10_000);
+  await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe(String(count)));
 }
 
 describe('the Context tab through the channel', () => {
@@ -151,10 +151,10 @@ describe('the Context tab through the channel', () => {
           request.threadId === threadId &&
           seen.some((answer) => answer.kind === 'response' && answer.id === request.id),
       );
-    await until(() => expect(answered('ghost-19')).toBe(true), 10_000);
+    await until(() => expect(answered('ghost-19')).toBe(true));
     // Then a real request of the thread shown: it is drawn, and nothing else was shown meanwhile.
     store.addRequest(ledgerRecord('chat-1', 6));
-    await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe('6'), 10_000);
+    await until(() => expect(bars(view).at(-1)?.getAttribute('aria-setsize')).toBe('6'));
     expect(view.one('.ctx-head').textContent).toContain('chat-1');
     expect(shown.filter((text) => !text.includes('Thread chat-1'))).toEqual([]);
   });
@@ -198,9 +198,9 @@ describe('the Context tab in the DevTools panel', () => {
     });
     tab.click();
     const setsize = () => all('[role="option"].ctx-step').at(-1)?.getAttribute('aria-setsize');
-    await until(() => expect(setsize()).toBe('40'), 10_000);
+    await until(() => expect(setsize()).toBe('40'));
     store.addRequest(ledgerRecord('chat-1', 41));
-    await until(() => expect(setsize()).toBe('41'), 10_000);
+    await until(() => expect(setsize()).toBe('41'));
     expect(all('[role="option"][aria-selected="true"]')[0]?.getAttribute('aria-label')).toMatch(/^step 41: /);
   });
 });

@@ -221,7 +221,7 @@ describe('A database under the store name that holds other object stores is refu
       expect.objectContaining({ threadId: 'a', error: expect.stringMatching(why) }),
     ]);
     const view = mount({ store });
-    await until(() => expect(view.one('[role="alert"]').textContent).toMatch(why), 10_000);
+    await until(() => expect(view.one('[role="alert"]').textContent).toMatch(why));
   });
 
   it('through offloadResult (the adapters): kind "failed", the note saying why, nothing changed', async () => {
