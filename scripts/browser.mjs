@@ -120,13 +120,19 @@ function canInstall() {
   return isRoot && existsSync('/usr/bin/apt-get');
 }
 
+/** The lock that runs installing at once on one machine take in turn (apt allows one at a time). */
+const aptLock = '/tmp/tool-output-offload-apt.lock';
+
 function aptInstall(packages) {
   console.log(`Installing ${packages.join(' ')} with apt-get (a minute or two)…`);
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', ...packages], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  // flock: another run installing now finishes first; apt-get install then finds the packages there.
+  const apt = (...args) =>
+    execFileSync('flock', ['--timeout', '1800', aptLock, 'apt-get', '-o', 'DPkg::Lock::Timeout=900', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  apt('update', '-qq');
+  apt('install', '-y', '-qq', ...packages);
 }
 
 /**
