@@ -1,5 +1,6 @@
 // C9: the budget calibrated to what the provider reports. The factor from the ledger's records
-// (median, small requests ignored, never enlarging), the budget it makes, the event when it moves,
+// (median, small requests ignored, never enlarging), the budget it makes (from the newest reported
+// request when it is one to trust), the event when it moves,
 // and fitContext over a store: a reported 1.3× the estimate shrinks what is sent, `calibrate: false`
 // does not, a new offload over the same store calibrates alike, a damaged factor is unreadable (S2).
 
@@ -11,6 +12,7 @@ import {
   calibrationEvent,
   calibrationFactor,
   minCalibrationTokens,
+  newestReported,
   previousFactor,
 } from '../../lib/offload/context/calibration.js';
 import { resolveContextBudget } from '../../lib/offload/options.js';
@@ -73,6 +75,22 @@ describe('the calibrated budget and its event', () => {
     expect(calibratedBudget(budget, 1.6)).toMatchObject({ maxRequestTokens: 5000, clearAtLeastTokens: 1250 });
   });
 
+  it('starts from the newest request as the provider counted it: only what the estimate grew by since is a guess', () => {
+    // The newest request: 5000 estimated, reported 7000 (1.4, above the factor 1.3, say for a record in another script).
+    const newest = newestReported([recordOf(1, 4000, 5200), recordOf(2, 5000, 7000)])!;
+    expect(newest).toEqual({ tokens: 5000, inputTokens: 7000 });
+    // 5000 + (8000 - 7000) / 1.3: smaller than 8000 / 1.3 = 6153, so it is the budget.
+    expect(calibratedBudget(budget, 1.3, newest)).toMatchObject({ maxRequestTokens: 5769, clearAtLeastTokens: 1538 });
+    // A newest request counted lower than the factor says never enlarges the budget past maxRequestTokens / factor.
+    expect(calibratedBudget(budget, 1.3, { tokens: 5000, inputTokens: 5000 }).maxRequestTokens).toBe(6153);
+    // One odd reply (more than 1.5 times the factor either way) is not a base: the factor alone holds.
+    expect(calibratedBudget(budget, 1.3, { tokens: 5000, inputTokens: 20_000 }).maxRequestTokens).toBe(6153);
+    // A newest request over the budget as reported: the next one is fitted below it, never below 0.
+    expect(calibratedBudget(budget, 1.3, { tokens: 6500, inputTokens: 9000 }).maxRequestTokens).toBe(5730);
+    expect(newestReported([recordOf(1, 5000, 7000), recordOf(2, 5000)])).toBeUndefined();
+    expect(newestReported([recordOf(1, minCalibrationTokens - 1, 700)])).toBeUndefined();
+  });
+
   it('is told when the effective budget moves by more than 10% from the previous request’s', () => {
     expect(calibrationEvent('t', budget, 1, 1.3)).toEqual({
       type: 'context-calibrated',
@@ -129,6 +147,21 @@ describe('fitContext with a calibrating budget', () => {
     const uncalibrated = await session(plain, 12, 1.3);
     expect(uncalibrated.slice(4).some(({ tokens }) => tokens * 1.3 > maxRequestTokens)).toBe(true);
     expect(uncalibrated.flatMap(({ events }) => events)).not.toContain('context-calibrated');
+  });
+
+  it('holds when the provider’s ratio rises mid-session: the next request starts from what the newest was reported', async () => {
+    const maxRequestTokens = 4000;
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store: new MemoryOffloadStore(),
+      contextBudget: { maxRequestTokens, keepRecentResults: 1 },
+    });
+    // Six requests at 1.2, then the provider counts 1.45 (results in another script, say): the median lags.
+    const before = await session(offload, 6, 1.2);
+    const after = await session(offload, 8, 1.45, 7);
+    expect(before.slice(4).every(({ tokens }) => tokens * 1.2 <= maxRequestTokens)).toBe(true);
+    // The first request at the new ratio was fitted before any reply said so; every one after it holds.
+    expect(after.slice(1).every(({ tokens }) => tokens * 1.45 <= maxRequestTokens)).toBe(true);
   });
 
   it('changes nothing without reported usage', async () => {

@@ -57,15 +57,53 @@ export function previousFactor(records: readonly RequestRecord[]): number {
   return newest?.calibration ?? 1;
 }
 
+/** The thread's newest request as the provider counted it: its estimate and the input tokens reported. */
+export interface ReportedRequest {
+  tokens: number;
+  inputTokens: number;
+}
+
+/** The newest ledger record, when the provider reported it and it is large enough to tell (C9). */
+export function newestReported(records: readonly RequestRecord[]): ReportedRequest | undefined {
+  let newest: RequestRecord | undefined;
+  for (const record of records) if (newest === undefined || record.step > newest.step) newest = record;
+  if (newest?.reported === undefined || newest.tokens < minCalibrationTokens) return undefined;
+  return { tokens: newest.tokens, inputTokens: newest.reported.inputTokens };
+}
+
+/**
+ * The most the newest request's own ratio may differ from the factor (either way) to be trusted as
+ * the base of the next: past it, it is one odd reply, and the factor alone holds.
+ */
+const maxNewestDeviation = 1.5;
+
 /**
  * The budget a request is fitted to in estimated tokens, so its expected reported size stays
  * within `maxRequestTokens`: both sizes divided by the factor (clearing still frees the same share).
+ * With the thread's newest request as the provider counted it, the expected size is that count plus
+ * the factor times what the estimate grew by since: a request repeats most of the one before, so
+ * only what is new is a guess. That is the budget when it is the smaller one (a newest request the
+ * provider counted higher than the factor says, say for a record in another script); never larger
+ * than `maxRequestTokens` / factor, and the factor alone when the newest ratio is an odd one.
  */
-export function calibratedBudget(budget: ResolvedContextBudget, factor: number): ResolvedContextBudget {
-  if (factor === 1) return budget;
+export function calibratedBudget(
+  budget: ResolvedContextBudget,
+  factor: number,
+  newest?: ReportedRequest,
+): ResolvedContextBudget {
+  const byFactor = Math.floor(budget.maxRequestTokens / factor);
+  let maxRequestTokens = byFactor;
+  if (newest !== undefined) {
+    const ratio = newest.inputTokens / newest.tokens / factor;
+    if (ratio <= maxNewestDeviation && ratio >= 1 / maxNewestDeviation) {
+      const fromNewest = newest.tokens + Math.floor((budget.maxRequestTokens - newest.inputTokens) / factor);
+      maxRequestTokens = Math.max(0, Math.min(byFactor, fromNewest));
+    }
+  }
+  if (factor === 1 && maxRequestTokens === budget.maxRequestTokens) return budget;
   return Object.freeze({
     ...budget,
-    maxRequestTokens: Math.floor(budget.maxRequestTokens / factor),
+    maxRequestTokens,
     clearAtLeastTokens: Math.floor(budget.clearAtLeastTokens / factor),
   });
 }

@@ -20,7 +20,9 @@ import {
   calibrationEvent,
   calibrationFactor,
   calibrationRecords,
+  newestReported,
   previousFactor,
+  type ReportedRequest,
 } from './calibration.js';
 import {
   type ClearedInOrder,
@@ -159,7 +161,10 @@ export class ContextFitter {
     // C9: the budget in estimated tokens that keeps the request within maxRequestTokens as the provider counts.
     const calibration = budget?.calibrate === true ? await this.#calibration(threadId) : undefined;
     const factor = calibration?.factor;
-    const fitTo = budget === undefined ? undefined : calibratedBudget(budget, factor ?? 1);
+    const fitTo =
+      budget === undefined
+        ? undefined
+        : calibratedBudget(budget, factor ?? 1, factor === undefined ? undefined : calibration?.newest);
     const fixed = system + messages;
     const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
     const tokensBefore = total();
@@ -269,10 +274,12 @@ export class ContextFitter {
   /**
    * C9: the thread's calibration from its newest ledger records, read after its queued writes (so
    * the previous request's record counts, with the usage its way in reported when the reply came):
-   * the factor to fit with (undefined: too few reports, the estimate alone) and the previous
-   * request's. Undefined when the ledger cannot be read (S3: the estimate alone).
+   * the factor to fit with (undefined: too few reports, the estimate alone), the previous
+   * request's, and the newest request as the provider counted it. Undefined when the ledger cannot be read (S3: the estimate alone).
    */
-  async #calibration(threadId: string): Promise<{ factor: number | undefined; previous: number } | undefined> {
+  async #calibration(
+    threadId: string,
+  ): Promise<{ factor: number | undefined; previous: number; newest: ReportedRequest | undefined } | undefined> {
     const { ledger } = this.#options;
     let records: RequestRecord[];
     try {
@@ -281,7 +288,7 @@ export class ContextFitter {
     } catch {
       return undefined;
     }
-    return { factor: calibrationFactor(records), previous: previousFactor(records) };
+    return { factor: calibrationFactor(records), previous: previousFactor(records), newest: newestReported(records) };
   }
 
   /** How each result of the request is shown before this request clears anything. */
