@@ -115,9 +115,16 @@ describe('the demo, as a newcomer uses it', () => {
 
   it('a reload in the middle of a run continues it (agent.recover) to the same end', async () => {
     const page = await openDemo();
+    // The reload must come while the run is on: on a busy machine the run could end first. So the
+    // page's clock stands still and moves on in small steps until fetch_page runs; its simulated
+    // fetch (450 ms of the page's time) then cannot end before the reload.
+    await page.clock.install();
+    await page.clock.pauseAt(Date.now() + 1000);
     await send(page, 'What broke?');
-    await page.getByText('Working: running fetch_page').waitFor();
+    const running = page.getByText('Working: running fetch_page');
+    while ((await running.count()) === 0) await page.clock.runFor(20);
     await page.reload();
+    await page.clock.resume();
     await page.getByText('Continuing the run the reload interrupted.').waitFor();
     await expectScenarioShown(page);
     await closeDemo(page);
