@@ -50,11 +50,16 @@ export function calibrationFactor(records: readonly RequestRecord[]): number | u
   return Math.min(maxFactor, Math.max(1, Math.round(median * 1000) / 1000));
 }
 
-/** The factor the thread's newest request was fitted with (1: none, the estimate alone). */
-export function previousFactor(records: readonly RequestRecord[]): number {
+/** The thread's newest ledger record (the highest step). */
+function newestRecord(records: readonly RequestRecord[]): RequestRecord | undefined {
   let newest: RequestRecord | undefined;
   for (const record of records) if (newest === undefined || record.step > newest.step) newest = record;
-  return newest?.calibration ?? 1;
+  return newest;
+}
+
+/** The factor the thread's newest request was fitted with (1: none, the estimate alone). */
+export function previousFactor(records: readonly RequestRecord[]): number {
+  return newestRecord(records)?.calibration ?? 1;
 }
 
 /** The thread's newest request as the provider counted it: its estimate and the input tokens reported. */
@@ -65,8 +70,7 @@ export interface ReportedRequest {
 
 /** The newest ledger record, when the provider reported it and it is large enough to tell (C9). */
 export function newestReported(records: readonly RequestRecord[]): ReportedRequest | undefined {
-  let newest: RequestRecord | undefined;
-  for (const record of records) if (newest === undefined || record.step > newest.step) newest = record;
+  const newest = newestRecord(records);
   if (newest?.reported === undefined || newest.tokens < minCalibrationTokens) return undefined;
   return { tokens: newest.tokens, inputTokens: newest.reported.inputTokens };
 }
