@@ -13,7 +13,7 @@
 
 /** Characters of the call id shown at the start of the key. */
 const idPrefixChars = 24;
-/** Bytes of the hash in the key (hex): 96 bits. */
+/** Bytes of the hash in the key: 96 bits, 16 base64url characters. */
 const hashBytes = 12;
 /** UTF-16 code units hashed at a time: its UTF-8 (at most 3 bytes a unit) is the only copy made. */
 const sliceChars = 262_144;
@@ -23,8 +23,12 @@ function idPrefix(callId: string): string {
   return callId.slice(0, idPrefixChars).replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+/** Base64url: the model reads every key in headers and pointers, and 16 such characters take about 11 tokens where 24 hex took 14. */
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** The end of the slice starting at `start`: `sliceChars` on, or one less so a surrogate pair is not split. */
@@ -73,13 +77,13 @@ async function slicedDigest(subtle: SubtleCrypto, header: string, text: string):
   return new Uint8Array(await subtle.digest('SHA-256', all));
 }
 
-/** The key (file name under the mount) of a result: `<id prefix>-<hash of id and text>`, at most 49 characters. */
+/** The key (file name under the mount) of a result: `<id prefix>-<hash of id and text>`, at most 41 characters. */
 export async function resultKeyFor(callId: string, text: string): Promise<string> {
   // The id's length first, so no (id, text) pair can be read as another with the boundary moved.
   const header = `${callId.length}:${callId}\n${text.length}\n`;
   const subtle = globalThis.crypto?.subtle;
   const digest = subtle ? await slicedDigest(subtle, header, text) : fallbackHash([header, text]);
-  const hash = hex(digest.slice(0, hashBytes));
+  const hash = base64url(digest.slice(0, hashBytes));
   const prefix = idPrefix(callId);
   return prefix === '' ? hash : `${prefix}-${hash}`;
 }

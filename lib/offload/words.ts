@@ -296,8 +296,14 @@ export const maxStubTokens = 8;
 /** The most estimated tokens a merged listing takes for each path it names, beyond maxPointerTokens for its words (C10). */
 export const maxListedPathTokens = 30;
 
-/** What a merged result is sent as: where its path is, in a few tokens (C10). */
-export const mergedStub = '[Cleared, see above]';
+/** What a merged result with a path is sent as: its path is in the listing above, in a few tokens (C10). */
+export const mergedStub = '[listed above]';
+
+/**
+ * What a merged result without a path (a file tool's page, O11) is sent as (C10): the call that
+ * made it is just above, in the assistant's message, so it needs no listing.
+ */
+export const mergedCallStub = '[repeat the call]';
 
 /** What a merged listing says about its block of cleared results. */
 interface ListingFacts {

@@ -1,5 +1,5 @@
 import { type ContentPart, textContent, toContent } from '../shared/content.js';
-import { randomId } from '../shared/ids.js';
+import { idempotencyKey, randomId } from '../shared/ids.js';
 import { callHook, RunFailure, UsageError, untilAborted } from './failure.js';
 import type { AssistantMessage } from './messages.js';
 import { type Block, isBlock, type Middleware, type TurnEnd } from './middleware.js';
@@ -73,7 +73,7 @@ export async function continueTurn(session: Session): Promise<LoopResult> {
     // Each call's idempotency key is saved here, before any tool runs (R9).
     turn.calls = reply.toolCalls.map((call) => ({
       call,
-      idempotencyKey: randomId(),
+      idempotencyKey: idempotencyKey(),
       status: 'pending',
       approved: false,
     }));

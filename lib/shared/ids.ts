@@ -29,14 +29,28 @@ export function idempotencyKeyProblem(value: unknown): string | undefined {
   return `the idempotency key ${JSON.stringify(value)} has characters other than A-Z a-z 0-9 _ -`;
 }
 
-/**
- * A random id of 22 base64url characters (132 random bits): unique without coordination between
- * tabs or agents, and an idempotency key by shape (R9). Uses crypto.getRandomValues because
- * crypto.randomUUID exists only in secure contexts.
- */
-export function randomId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(22));
+/** `chars` random base64url characters (6 bits each), from crypto.getRandomValues: crypto.randomUUID exists only in secure contexts. */
+function randomChars(chars: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(chars));
   let id = '';
   for (const byte of bytes) id += alphabet[byte & 63];
   return id;
+}
+
+/**
+ * A random id of 22 base64url characters (132 random bits), for messages and turns: unique without
+ * coordination between tabs or agents.
+ */
+export function randomId(): string {
+  return randomChars(22);
+}
+
+/**
+ * A tool call's idempotency key (R9): 12 base64url characters, 72 random bits. Unique per thread
+ * without coordination between tabs (among a million calls of one thread, two share a key with a
+ * chance of about 1 in 10^10), and short because the model reads it: it is the file name in every
+ * header and pointer, about 8 tokens where 22 characters took 15.
+ */
+export function idempotencyKey(): string {
+  return randomChars(12);
 }

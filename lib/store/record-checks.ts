@@ -31,7 +31,7 @@ const flag = (value: unknown) => typeof value === 'boolean';
 const counts = (value: unknown) => Array.isArray(value) && value.every(count);
 /** Estimated tokens: an estimator may count in fractions, never below 0. */
 const tokens = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-/** What `resultKeyFor` makes: at most 49 of A-Z a-z 0-9 _ - (an id prefix, a hyphen, 24 hex digits). */
+/** What `resultKeyFor` makes: at most 49 of A-Z a-z 0-9 _ - (an id prefix, a hyphen, 16 base64url characters; 24 hex digits before). */
 const resultKey = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9_-]{1,49}$/.test(value);
 /** A calibration factor (C9): the provider's tokens an estimated one, never below 1. */
 const factor = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 1;

@@ -51,7 +51,7 @@ describe('the context budget over IndexedDbOffloadStore', () => {
       {
         type: 'context-cleared',
         threadId: 't1',
-        paths: [outcome.path, expect.stringMatching(/^\/large_tool_results\/c2-[0-9a-f]{24}$/)],
+        paths: [outcome.path, expect.stringMatching(/^\/large_tool_results\/c2-[A-Za-z0-9_-]{16}$/)],
         tokensBefore: expect.any(Number),
         tokensAfter: fitted.tokens,
       },

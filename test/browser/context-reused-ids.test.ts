@@ -216,7 +216,7 @@ describe("IndexedDbOffloadStore keeps a page's text key, and checks it read back
       const fitted = await budgetOffload(store, budget).fitContext(request('t', first, { system: longSystem }));
       const pointer = fitted.replacements.get(2)!.text;
       const [record] = await store.cleared('t');
-      expect(record).toMatchObject({ pointer, textKey: expect.stringMatching(/^call_1-[0-9a-f]{24}$/) });
+      expect(record).toMatchObject({ pointer, textKey: expect.stringMatching(/^call_1-[A-Za-z0-9_-]{16}$/) });
 
       const reloaded = new IndexedDbOffloadStore({ name: store.name });
       const both = conversation([page(5, 'first'), page(5, 'second')]);

@@ -72,7 +72,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
           content: [{ type: 'text', text }, image],
         });
         expect(shown.stored).toBe(true);
-        expect(shown.path).toMatch(/^\/large_tool_results\/call_abc-[0-9a-f]{24}$/);
+        expect(shown.path).toMatch(/^\/large_tool_results\/call_abc-[A-Za-z0-9_-]{16}$/);
         expect(shown.text).toContain(`Path: ${shown.path}`);
         expect(shown.text).toContain('page line 0 ');
         expect(shown.text).not.toContain('page line 99 ');
@@ -129,7 +129,7 @@ export function offloadResultContract(name: string, stores: OffloadResultStores)
         expect(key).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
         expect(key.startsWith('gw_')).toBe(true);
         expect((await offer(`gw/${'é:'.repeat(750)}`, 'long')).path).toBe(long.path);
-        expect((await offer('', 'empty')).path).toMatch(/^\/large_tool_results\/[0-9a-f]{24}$/);
+        expect((await offer('', 'empty')).path).toMatch(/^\/large_tool_results\/[A-Za-z0-9_-]{16}$/);
         // Another thread with the same id and text stores its own copy.
         const elsewhere = await offer('get_weather', 'one', 'u');
         expect(elsewhere).toMatchObject({ path: one.path, stored: true });

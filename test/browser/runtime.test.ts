@@ -81,7 +81,7 @@ describe('the agent runtime in Chromium', () => {
     const result = await agent.resume('t', { approved: true });
     expect(result.status).toBe('completed');
     expect(keys).toHaveLength(2);
-    expect(keys[0]![0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(keys[0]![0]).toMatch(/^[A-Za-z0-9_-]{12}$/);
     expect(keys[1]).toEqual([keys[0]![0], true]);
   });
 

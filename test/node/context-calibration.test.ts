@@ -11,13 +11,15 @@ import {
   calibratedBudget,
   calibrationEvent,
   calibrationFactor,
+  changeSince,
   minCalibrationTokens,
   newestReported,
   previousFactor,
+  type ReportedRequest,
 } from '../../lib/offload/context/calibration.js';
 import { resolveContextBudget } from '../../lib/offload/options.js';
 import { requestProblem } from '../../lib/store/record-checks.js';
-import { conversation, ledgerOf, request, textOf } from './context-fixtures.js';
+import { applied, conversation, ledgerOf, request, textOf } from './context-fixtures.js';
 
 const parts = { system: 0, messages: 0, whole: 0, previews: 0, pointers: 0, cut: 0 };
 /** A ledger record of `tokens` estimated, with `reported` input tokens when given. */
@@ -75,20 +77,75 @@ describe('the calibrated budget and its event', () => {
     expect(calibratedBudget(budget, 1.6)).toMatchObject({ maxRequestTokens: 5000, clearAtLeastTokens: 1250 });
   });
 
-  it('starts from the newest request as the provider counted it: only what the estimate grew by since is a guess', () => {
+  it('starts from the newest request as the provider counted it: only what changed since is a guess', () => {
     // The newest request: 5000 estimated, reported 7000 (1.4, above the factor 1.3, say for a record in another script).
-    const newest = newestReported([recordOf(1, 4000, 5200), recordOf(2, 5000, 7000)])!;
-    expect(newest).toEqual({ tokens: 5000, inputTokens: 7000 });
+    const reported = newestReported([recordOf(1, 4000, 5200), recordOf(2, 5000, 7000)])!;
+    // It grew by 1000 estimated tokens that cost 1800: what it adds is priced so (the next test); here, none.
+    expect(reported).toEqual({
+      tokens: 5000,
+      inputTokens: 7000,
+      system: 0,
+      messages: 5000,
+      results: [],
+      growth: { most: 1.8, least: 1.8 },
+    });
+    const { growth: _, ...newest } = reported;
+    const same = { system: 0, messages: 5000, results: [] };
     // 5000 + (8000 - 7000) / 1.3: smaller than 8000 / 1.3 = 6153, so it is the budget.
-    expect(calibratedBudget(budget, 1.3, newest)).toMatchObject({ maxRequestTokens: 5769, clearAtLeastTokens: 1538 });
+    expect(calibratedBudget(budget, 1.3, newest, same)).toMatchObject({
+      maxRequestTokens: 5769,
+      clearAtLeastTokens: 1538,
+    });
     // A newest request counted lower than the factor says never enlarges the budget past maxRequestTokens / factor.
-    expect(calibratedBudget(budget, 1.3, { tokens: 5000, inputTokens: 5000 }).maxRequestTokens).toBe(6153);
+    const lower = { ...newest, inputTokens: 5000 };
+    expect(calibratedBudget(budget, 1.3, lower, same).maxRequestTokens).toBe(6153);
     // One odd reply (more than 1.5 times the factor either way) is not a base: the factor alone holds.
-    expect(calibratedBudget(budget, 1.3, { tokens: 5000, inputTokens: 20_000 }).maxRequestTokens).toBe(6153);
+    expect(calibratedBudget(budget, 1.3, { ...newest, inputTokens: 20_000 }, same).maxRequestTokens).toBe(6153);
     // A newest request over the budget as reported: the next one is fitted below it, never below 0.
-    expect(calibratedBudget(budget, 1.3, { tokens: 6500, inputTokens: 9000 }).maxRequestTokens).toBe(5730);
+    const over = { ...newest, tokens: 6500, inputTokens: 9000, messages: 6500 };
+    expect(calibratedBudget(budget, 1.3, over, { ...same, messages: 6500 }).maxRequestTokens).toBe(5730);
     expect(newestReported([recordOf(1, 5000, 7000), recordOf(2, 5000)])).toBeUndefined();
     expect(newestReported([recordOf(1, minCalibrationTokens - 1, 700)])).toBeUndefined();
+  });
+
+  it('prices what a request adds at the most the thread’s growth cost, and what it drops at the least', () => {
+    // Growth from consecutive reported steps: +1000 estimated cost 1200 (prose), +1000 cost 1600 (CJK); +100 tells too little.
+    const records = [
+      recordOf(1, 2000, 2600),
+      recordOf(2, 3000, 3800),
+      recordOf(3, 4000, 5400),
+      recordOf(4, 4100, 5600),
+    ];
+    expect(newestReported(records)?.growth).toEqual({ most: 1.6, least: 1.2 });
+    const newest: ReportedRequest = {
+      tokens: 5000,
+      inputTokens: 7000,
+      system: 1000,
+      messages: 1000,
+      results: [{ toolCallId: 'a', shownAs: 'whole', tokens: 3000 }],
+      growth: { most: 1.6, least: 1.2 },
+    };
+    // The prose result cleared to a 50-token pointer, a 1500-token CJK record added, 50 tokens of messages.
+    const request = {
+      system: 1000,
+      messages: 1050,
+      results: [
+        { toolCallId: 'a', shownAs: 'pointer' as const, tokens: 50 },
+        { toolCallId: 'b', shownAs: 'whole' as const, tokens: 1500 },
+      ],
+    };
+    expect(changeSince(newest, request)).toEqual({ added: 1600, dropped: 3000 });
+    // Expected: 7000 + 1.6 × 1600 − 1.2 × 3000 = 5960; the request (3600) may grow by (8000 − 5960) / 1.6 = 1275.
+    expect(calibratedBudget(budget, 1.3, newest, request).maxRequestTokens).toBe(4875);
+    // Nothing dropped and 1550 added: 7000 + 1.6 × 1550 = 9480 is over by 1480, which is 1234 estimated at 1.2 to drop.
+    const grown = { ...request, results: [newest.results[0]!, request.results[1]!] };
+    expect(calibratedBudget(budget, 1.3, newest, grown).maxRequestTokens).toBe(6550 - 1234);
+    // The same request again: only its room is priced, at the most.
+    expect(calibratedBudget(budget, 1.3, newest, newest).maxRequestTokens).toBe(5000 + Math.floor(1000 / 1.6));
+    // A result shown the same way twice under one id (a reused id) is matched once each.
+    const twice = { ...newest, results: [newest.results[0]!, newest.results[0]!] };
+    expect(changeSince(newest, twice)).toEqual({ added: 3000, dropped: 0 });
+    expect(changeSince(twice, newest)).toEqual({ added: 0, dropped: 3000 });
   });
 
   it('is told when the effective budget moves by more than 10% from the previous request’s', () => {
@@ -162,6 +219,37 @@ describe('fitContext with a calibrating budget', () => {
     expect(before.slice(4).every(({ tokens }) => tokens * 1.2 <= maxRequestTokens)).toBe(true);
     // The first request at the new ratio was fitted before any reply said so; every one after it holds.
     expect(after.slice(1).every(({ tokens }) => tokens * 1.45 <= maxRequestTokens)).toBe(true);
+  });
+
+  it('holds when a request drops prose and adds a text the provider counts higher: each change is priced on its own', async () => {
+    const maxRequestTokens = 4000;
+    const estimate = (text: string) => Math.ceil(text.length / 4);
+    const offload = new ToolOutputOffload({
+      ledger: contextLedger,
+      store: new MemoryOffloadStore(),
+      estimateTokens: estimate,
+      // Clearing no more than it must, so requests are fitted close to the budget.
+      contextBudget: { maxRequestTokens, keepRecentResults: 1, clearAtLeastTokens: 1 },
+    });
+    // The provider counts 1.3 an estimated token, and 1.6 for a record in another script (every third step, marked here).
+    const other = (text: string) => text.startsWith('CJK');
+    const stepOf = (i: number) =>
+      i % 3 === 2
+        ? { id: `c${i}`, toolName: 'fetch_record', text: `CJK ${textOf(1100, `k${i}`)}` }
+        : { id: `c${i}`, toolName: 'fetch_page', text: textOf(500, `p${i}`) };
+    const reported: number[] = [];
+    for (let n = 1; n <= 24; n++) {
+      const messages = conversation(Array.from({ length: n }, (_, i) => stepOf(i)));
+      const fitted = await offload.fitContext(request('t', messages));
+      const inOther = applied(messages, fitted).reduce(
+        (sum, m) => sum + (m.role === 'tool' && other(m.text) ? estimate(m.text) : 0),
+        0,
+      );
+      const inputTokens = Math.round(fitted.tokens! * 1.3 + inOther * 0.3);
+      reported.push(inputTokens);
+      await fitted.reportUsage({ inputTokens });
+    }
+    expect(Math.max(...reported.slice(4))).toBeLessThanOrEqual(maxRequestTokens);
   });
 
   it('changes nothing without reported usage', async () => {

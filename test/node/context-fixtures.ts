@@ -10,6 +10,7 @@ import type {
   WritableOffloadStore,
 } from '../../lib/index.js';
 import { MemoryOffloadStore } from '../../lib/index.js';
+import { mergedCallStub } from '../../lib/offload/words.js';
 
 /** A store the budget runs on: the built-in stores keep the ledger and the cleared records. */
 export type ContextStore = WritableOffloadStore;
@@ -128,6 +129,8 @@ export interface MergedShown {
   /** Results sent as a block's listing, as a stub, or as their own pointer. */
   listings: number;
   stubs: number;
+  /** Results without a path sent as the stub that says to repeat their call. */
+  callStubs: number;
   pointers: number;
   /** Every path named, by the result it stands for (its tool call id). */
   paths: Map<string, string>;
@@ -143,7 +146,7 @@ const listingPattern =
  * else is the result's own pointer (its path taken), or the result as it is.
  */
 export function mergedShown(results: ReadonlyArray<{ toolCallId: string; text: string }>, stub: string): MergedShown {
-  const shown: MergedShown = { listings: 0, stubs: 0, pointers: 0, paths: new Map() };
+  const shown: MergedShown = { listings: 0, stubs: 0, callStubs: 0, pointers: 0, paths: new Map() };
   /** The nearest listing's keys not yet matched to their result. */
   let waiting: string[] = [];
   for (const { toolCallId, text } of results) {
@@ -155,6 +158,10 @@ export function mergedShown(results: ReadonlyArray<{ toolCallId: string; text: s
       if (waiting.length !== Number(listing[1]))
         throw new Error(`a listing names ${waiting.length} keys, says ${listing[1]}`);
       shown.listings++;
+    }
+    if (text === mergedCallStub) {
+      shown.callStubs++;
+      continue;
     }
     if (listing || text === stub) {
       const key = waiting.shift();

@@ -8,7 +8,7 @@ import {
   cutPreviewsToHeaders,
   ledgerChange,
   measureRequest,
-  mergeBlockResults,
+  mergeBlockSizes,
   mergePointers,
   pointerRoom,
   type ResultInRequest,
@@ -16,7 +16,7 @@ import {
 } from '../../lib/offload/context/plan.js';
 import type { ContextMessage } from '../../lib/offload/context/request.js';
 import { resolveContextBudget } from '../../lib/offload/options.js';
-import { mergedStub } from '../../lib/offload/words.js';
+import { mergedCallStub, mergedStub } from '../../lib/offload/words.js';
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 const budget = resolveContextBudget({ maxRequestTokens: 2000, keepRecentResults: 1, excludeTools: ['keep_me'] })!;
@@ -112,46 +112,56 @@ describe('the budget plan (no store)', () => {
       slots.map((slot) => ({ toolCallId: slot.message.toolCallId, path: slot.path }));
     const last = 100_000;
 
-    it('merges nothing within the pointer room, then whole blocks of the oldest, each listing every path of its block', () => {
+    it('merges nothing within the pointer room, then blocks of ten of the oldest as they fill, every fifty as one, each listing every path of its block', () => {
+      const [large, small] = mergeBlockSizes;
       const room = pointerRoom(wide);
-      expect(room).toBe(33);
-      const within = session(room + mergeBlockResults - 1);
+      expect(room).toBe(2); // a 64th of 8,000 at 60 tokens a pointer
+      const within = session(room + small - 1);
       mergePointers(within, orderOf(within), wide, last, undefined, tokens);
       expect(within.every((slot) => slot.unmerged === undefined)).toBe(true);
 
-      const slots = session(room + 2 * mergeBlockResults + 10);
-      const ownTexts = slots.map((slot) => slot.text);
-      mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
-      const merged = slots.filter((slot) => slot.unmerged !== undefined);
-      expect(merged).toHaveLength(2 * mergeBlockResults);
-      expect(merged).toEqual(slots.slice(0, 2 * mergeBlockResults)); // the oldest
-      for (const block of [0, 1]) {
-        const [lead, ...rest] = slots.slice(block * mergeBlockResults, (block + 1) * mergeBlockResults);
-        expect(lead!.text).toMatch(/^\[Cleared from context\] 50 tool results \(about 7500 tokens\)/);
+      const expectBlock = (slots: readonly ResultInRequest[], size: number) => {
+        const [lead, ...rest] = slots;
+        expect(lead!.text).toMatch(
+          new RegExp(`^\\[Cleared from context\\] ${size} tool results \\(about ${size * 150} tokens\\)`),
+        );
         // The mount once, then every key of the block in order.
         expect(lead!.text.split('/large_tool_results/')).toHaveLength(2);
-        const keys = [lead!, ...rest].map((slot) => slot.path!.slice('/large_tool_results/'.length));
+        const keys = slots.map((slot) => slot.path!.slice('/large_tool_results/'.length));
         expect(lead!.text).toContain(keys.join(' '));
         expect(lead!.tokens).toBe(tokens(lead!.text));
         for (const slot of rest) expect(slot).toMatchObject({ text: mergedStub, tokens: tokens(mergedStub) });
-      }
+      };
+      const tens = session(room + 3 * small + 5);
+      mergePointers(tens, orderOf(tens), wide, last, undefined, tokens);
+      expect(tens.filter((slot) => slot.unmerged !== undefined)).toEqual(tens.slice(0, 3 * small)); // the oldest
+      for (const block of [0, 1, 2]) expectBlock(tens.slice(block * small, (block + 1) * small), small);
+
+      const slots = session(room + large + 2 * small + 5);
+      const ownTexts = slots.map((slot) => slot.text);
+      mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
+      const merged = slots.filter((slot) => slot.unmerged !== undefined);
+      expect(merged).toEqual(slots.slice(0, large + 2 * small));
+      expectBlock(slots.slice(0, large), large);
+      expectBlock(slots.slice(large, large + small), small);
+      expectBlock(slots.slice(large + small, large + 2 * small), small);
       // Still pointers (their media dropped), so every way in keeps each result with its call id.
       expect([...replacementsOf(slots).values()].every((r) => r.shownAs === 'pointer' && r.dropMedia)).toBe(true);
       const before = merged.reduce((sum, _, i) => sum + tokens(ownTexts[i]!), 0);
       expect(merged.reduce((sum, slot) => sum + slot.tokens, 0)).toBeLessThan(before / 2);
 
       // The same again (C4), whatever else the request holds; merged once more, nothing changes; taken back, their own.
-      const again = session(room + 2 * mergeBlockResults + 40);
+      const again = session(room + large + 2 * small + 9);
       mergePointers(again, orderOf(again), wide, last, undefined, tokens);
       expect(again.slice(0, slots.length).map((slot) => slot.text)).toEqual(slots.map((slot) => slot.text));
       mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
-      expect(slots.filter((slot) => slot.unmerged !== undefined)).toHaveLength(2 * mergeBlockResults);
+      expect(slots.filter((slot) => slot.unmerged !== undefined)).toHaveLength(large + 2 * small);
       mergePointers(slots, [], wide, last, undefined, tokens);
       expect(slots.map((slot) => slot.text)).toEqual(ownTexts);
     });
 
     it('blocks follow the order the thread cleared them, not the request: a block with a result missing or protected stays as pointers', () => {
-      const count = 33 + 2 * mergeBlockResults;
+      const count = 2 + 100;
       const slots = session(count);
       // Cleared in another order: the second block of the request's results was cleared first.
       const order = [...orderOf(slots).slice(50, 100), ...orderOf(slots).slice(0, 50), ...orderOf(slots).slice(100)];
@@ -159,7 +169,8 @@ describe('the budget plan (no store)', () => {
       expect(slots[50]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
       expect(slots[0]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
 
-      // Cleared in turns (every other result first): the second block's span would overlap the first's, so it stays as pointers.
+      // Cleared in turns (every other result first): the second block's span would overlap the first's, and so
+      // would each of its blocks of ten, so it stays as pointers.
       const interleaved = session(count);
       const turns = orderOf(interleaved);
       const alternate = [
@@ -172,15 +183,19 @@ describe('the budget plan (no store)', () => {
         alternate.slice(0, 50).map((record) => record.toolCallId),
       );
 
+      // One result missing or protected: only its block of ten stays as pointers, the rest of the fifty merge by ten.
       const missing = session(count);
       mergePointers(missing.slice(1), orderOf(missing), wide, last, undefined, tokens); // c0 not in the request
-      expect(missing.slice(1, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
-      expect(missing[50]!.unmerged).toBeDefined();
+      expect(missing.slice(1, 10).every((slot) => slot.unmerged === undefined)).toBe(true);
+      expect(missing.slice(10, 50).every((slot) => slot.unmerged !== undefined)).toBe(true);
+      expect(missing[10]!.text).toMatch(/^\[Cleared from context\] 10 tool results/);
+      expect(missing[50]!.text).toMatch(/^\[Cleared from context\] 50 tool results/);
 
       const excluded = session(count);
       excluded[7] = pointerAt(7, 'keep_me');
       mergePointers(excluded, orderOf(excluded), wide, last, undefined, tokens);
-      expect(excluded.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+      expect(excluded.slice(0, 10).every((slot) => slot.unmerged === undefined)).toBe(true);
+      expect(excluded.slice(10, 50).every((slot) => slot.unmerged !== undefined)).toBe(true);
 
       const unanswered = session(count);
       mergePointers(unanswered, orderOf(unanswered), wide, 10, undefined, tokens); // after the last assistant message
@@ -188,24 +203,41 @@ describe('the budget plan (no store)', () => {
 
       const newest = session(count);
       mergePointers(newest.slice(0, 51), orderOf(newest), wide, last, undefined, tokens); // c49, c50 the newest two
-      expect(newest.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+      expect(newest.slice(0, 40).every((slot) => slot.unmerged !== undefined)).toBe(true);
+      expect(newest.slice(40, 50).every((slot) => slot.unmerged === undefined)).toBe(true);
+    });
 
-      // A page (no path) keeps its pointer and is not counted.
-      const pages = session(count).map((slot, i) => (i < 60 ? { ...slot, path: undefined } : slot));
-      mergePointers(pages, orderOf(pages), wide, last, undefined, tokens);
-      expect(pages.every((slot) => slot.unmerged === undefined)).toBe(true);
+    it('merges a result without a path (a file tool page) as the stub that says to repeat its call, listing only the paths', () => {
+      const count = 2 + 10;
+      const slots = session(count).map((slot, i) => (i % 3 === 0 ? { ...slot, path: undefined } : slot));
+      mergePointers(slots, orderOf(slots), wide, last, undefined, tokens);
+      const block = slots.slice(0, 10);
+      expect(block.every((slot) => slot.unmerged !== undefined)).toBe(true);
+      const pages = block.filter((_, i) => i % 3 === 0);
+      for (const page of pages) expect(page).toMatchObject({ text: mergedCallStub, tokens: tokens(mergedCallStub) });
+      const listed = block.filter((_, i) => i % 3 !== 0);
+      expect(listed[0]!.text).toMatch(/^\[Cleared from context\] 6 tool results/);
+      expect(listed[0]!.text).toContain(
+        listed.map((slot) => slot.path!.slice('/large_tool_results/'.length)).join(' '),
+      );
+      for (const slot of listed.slice(1)) expect(slot.text).toBe(mergedStub);
+
+      // A block of pages alone has no listing.
+      const allPages = session(count).map((slot) => ({ ...slot, path: undefined }));
+      mergePointers(allPages, orderOf(allPages), wide, last, undefined, tokens);
+      expect(allPages.slice(0, 10).map((slot) => slot.text)).toEqual(Array(10).fill(mergedCallStub));
     });
 
     it("never lists a path out of a key's shape, nor a listing an estimator inflates past its bound", () => {
-      const count = 33 + mergeBlockResults;
+      const count = 2 + 10;
       const hostile = session(count);
       hostile[3] = { ...hostile[3]!, path: `/large_tool_results/${'x'.repeat(5000)}<img src=x>` };
       mergePointers(hostile, orderOf(hostile), wide, last, undefined, tokens);
       expect(hostile.every((slot) => !slot.text.includes('<img'))).toBe(true);
-      expect(hostile.slice(0, 50).every((slot) => slot.unmerged === undefined)).toBe(true); // the block is one short
+      expect(hostile.every((slot) => slot.unmerged === undefined)).toBe(true); // the block is one short
 
       const slots = session(count);
-      const inflated = (text: string) => (text.startsWith('[Cleared from context] 50') ? 1_000_000 : tokens(text));
+      const inflated = (text: string) => (text.startsWith('[Cleared from context] 10') ? 1_000_000 : tokens(text));
       mergePointers(slots, orderOf(slots), wide, last, undefined, inflated);
       expect(slots.every((slot) => slot.unmerged === undefined)).toBe(true);
 

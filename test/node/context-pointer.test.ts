@@ -31,7 +31,7 @@ const hostileName = `${'"\\\u0000😀\n'.repeat(2000)}fetch`;
 const hostileArgs = { path: '/large_tool_results/k', note: '"\\\u2028😀'.repeat(5000), nested: { deep: [1, 2, 3] } };
 /** A key of the most characters a key may hold (64), of random characters (fixed here): the hardest path to tokenize. */
 const longestKey = 'hyBJcznjmKz0TDY-qCyHfE2vqdSSfsQvn-dQaSjD6b2OPpE5BW0xoZ4iWlEJDrLD';
-/** A call id as long and odd as providers send (1.5 KB): its key is the longest `offloadResult` makes (49 characters). */
+/** A call id as long and odd as providers send (1.5 KB): its key is the longest `offloadResult` makes (41 characters). */
 const hostileCallId = `tpRNnTPPGzU5nSSPqSEhTA${'"\\😀'.repeat(400)}`;
 
 /** A result of call `c1` stored by the built-in runtime's two steps, under a key of the caller's choosing: its preview. */
@@ -101,7 +101,7 @@ describe('the pointer (C2)', () => {
     const [first, second] = [fitted.replacements.get(2)!, fitted.replacements.get(4)!];
     expect(first).toMatchObject({ shownAs: 'pointer', dropMedia: true });
     expect(first.text).toMatch(
-      /^\[Cleared from context\] Result of "screenshot" \(about 1200 tokens; its 2 images\/files are not shown\), stored at \/large_tool_results\/c1-[0-9a-f]{24}\./,
+      /^\[Cleared from context\] Result of "screenshot" \(about 1200 tokens; its 2 images\/files are not shown\), stored at \/large_tool_results\/c1-[A-Za-z0-9_-]{16}\./,
     );
     expect(second.text).toContain('; its 1 image/file is not shown)');
     expect(applied(messages, fitted)[2]).toMatchObject({ role: 'tool', mediaParts: 0, text: first.text });
@@ -114,7 +114,7 @@ describe('the pointer (C2)', () => {
       const offload = budgeted(store, estimate);
       const callId = hostileCallId;
       const { text: preview, path } = await offloaded(offload, 't1', callId, textOf(3000, 'hostile'), hostileName);
-      expect(path).toHaveLength('/large_tool_results/'.length + 49);
+      expect(path).toHaveLength('/large_tool_results/'.length + 41);
       const messages = conversation([
         { id: callId, toolName: hostileName, text: preview, mediaParts: 999_999 },
         { id: `${'"id"'.repeat(500)}`, toolName: hostileName, text: textOf(600, 'small'), mediaParts: 3 },
@@ -130,7 +130,7 @@ describe('the pointer (C2)', () => {
       const pointers = [...fitted.replacements.values()].map((replacement) => replacement.text);
       expect(pointers[0]).toContain(path);
       expect(pointers[0]).toMatch(/999999 (images\/files are not shown|media dropped)/);
-      expect(pointers[1]).toMatch(/\/large_tool_results\/_id__id__id__id__id__id_-[0-9a-f]{24}\b/);
+      expect(pointers[1]).toMatch(/\/large_tool_results\/_id__id__id__id__id__id_-[A-Za-z0-9_-]{16}\b/);
       expect(pointers[1]).toMatch(/3 (images\/files are not shown|media dropped)/);
       // A page (a file tool, or a call reading from the mount) names the call to repeat, not a path (O11).
       expect(pointers[2]).toMatch(
@@ -141,7 +141,7 @@ describe('the pointer (C2)', () => {
   }
 
   it('keeps every form within the bound, over a grid of facts, or makes none (then the result is not cleared)', async () => {
-    const offloadsLongest = `/large_tool_results/${(await resultKeyFor(hostileCallId, 'text')).padEnd(49, '0')}`;
+    const offloadsLongest = `/large_tool_results/${(await resultKeyFor(hostileCallId, 'text')).padEnd(41, '0')}`;
     const weird = (text: string) => text.length; // a token a character: the harshest an estimator plausibly is
     for (const estimate of [undefined, estimateTokensByScript, countTokens, weird]) {
       const measure = measureOf('test', estimate);

@@ -38,7 +38,7 @@ describe('a cleared result can be read back (C3)', () => {
 
     const pointer = fitted.replacements.get(2)!.text;
     const path = pathIn(pointer)!;
-    expect(path).toMatch(/^\/large_tool_results\/c1-[0-9a-f]{24}$/);
+    expect(path).toMatch(/^\/large_tool_results\/c1-[A-Za-z0-9_-]{16}$/);
     const key = path.slice('/large_tool_results/'.length);
     expect(await store.read('t1', key)).toBe(text);
     expect(await store.totalBytes('t1')).toBe(utf8Bytes(text));
@@ -196,7 +196,7 @@ describe('a clearing is shown only for the result it cleared (C4, a reused call 
     expect(fitted.replacements.get(2)?.shownAs).toBe('pointer');
     const [record] = await store.cleared('t1');
     expect(record!.path).toBeUndefined();
-    expect(record!.textKey).toMatch(/^call_1-[0-9a-f]{24}$/);
+    expect(record!.textKey).toMatch(/^call_1-[A-Za-z0-9_-]{16}$/);
 
     const both = conversation([pageStep(5), pageStep(50)]);
     const next = await offload.fitContext(request('t1', both, { system: longSystem }));

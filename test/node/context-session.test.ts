@@ -5,8 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { contextLedger } from '../../lib/context.js';
 import { ToolOutputOffload } from '../../lib/index.js';
-import { mergedStub } from '../../lib/offload/words.js';
-import { applied, contextStore, conversation, ledgerOf, request, type Step, textOf } from './context-fixtures.js';
+import { mergedCallStub, mergedStub } from '../../lib/offload/words.js';
+import {
+  applied,
+  contextStore,
+  conversation,
+  ledgerOf,
+  mergedShown,
+  request,
+  type Step,
+  textOf,
+} from './context-fixtures.js';
 
 describe('a 100-step session under a budget', () => {
   it('fits every request, keeps each pointer, and every pointer reads back its result', {
@@ -20,9 +29,14 @@ describe('a 100-step session under a budget', () => {
     const originals = new Map<string, string>();
     const storedPaths: string[] = [];
     const pointers = new Map<string, string>();
+    /** How many times each result's pointer text changed: only by merging (C10). */
+    const changes = new Map<string, number>();
     /** Each result's own pointer, as first sent: a merge (C10) replaces it once, by its block's listing or the stub. */
     const own = new Map<string, string>();
     let overBudget = 0;
+    const isMerged = (text: string) =>
+      text === mergedStub || text === mergedCallStub || /^\[Cleared from context\] \d+ tool results/.test(text);
+    let lastSent: ReturnType<typeof applied> = [];
     for (let i = 0; i < 100; i++) {
       const id = `call-${i}`;
       if (i % 10 === 5 && storedPaths.length > 0) {
@@ -57,17 +71,18 @@ describe('a 100-step session under a budget', () => {
         });
       }
       const sent = applied(messages, fitted);
+      lastSent = sent;
       for (const [index, replacement] of fitted.replacements) {
         const message = messages[index]!;
         if (message.role !== 'tool' || replacement.shownAs !== 'pointer') continue;
         const before = pointers.get(message.toolCallId);
-        const isMerged = (text: string) =>
-          text === mergedStub || text.startsWith('[Cleared from context] 50 tool results');
-        // C4: the same text every request, but for the one merge of its block (C10), which stays.
-        if (before !== undefined && !(isMerged(replacement.text) && !isMerged(before))) {
-          expect(replacement.text).toBe(before);
+        // C4: the same text every request, but for the merges of its block (C10): into a block of ten, then of fifty.
+        if (before !== undefined && replacement.text !== before) {
+          expect(isMerged(replacement.text)).toBe(true);
+          changes.set(message.toolCallId, (changes.get(message.toolCallId) ?? 0) + 1);
+          expect(changes.get(message.toolCallId)).toBeLessThanOrEqual(2);
         }
-        if (!own.has(message.toolCallId)) own.set(message.toolCallId, replacement.text);
+        if (!own.has(message.toolCallId) && !isMerged(replacement.text)) own.set(message.toolCallId, replacement.text);
         pointers.set(message.toolCallId, replacement.text);
         expect(sent[index]).toMatchObject({ text: replacement.text });
       }
@@ -91,6 +106,25 @@ describe('a 100-step session under a budget', () => {
       const call = /To see it again, call read_file (\{.*\})\.$/.exec(pointer)![1]!;
       expect((await readFile.run(JSON.parse(call))).text).toBe(original);
     }
+
+    // A result merged when it was first cleared has no pointer of its own: its block's listing names its path,
+    // or its stub says to repeat its call, which the request still holds.
+    const sentResults = lastSent.flatMap((m) =>
+      m.role === 'tool' ? [{ toolCallId: m.toolCallId, text: m.text }] : [],
+    );
+    let mergedFirst = 0;
+    for (const [id, path] of mergedShown(sentResults, mergedStub).paths) {
+      if (own.has(id)) continue;
+      mergedFirst++;
+      expect(await store.read('t1', path.slice('/large_tool_results/'.length))).toBe(originals.get(id));
+    }
+    for (const { toolCallId, text } of sentResults) {
+      if (text !== mergedCallStub || own.has(toolCallId)) continue;
+      mergedFirst++;
+      const step = steps.find((s) => s.id === toolCallId)!;
+      expect((await readFile.run(step.args as { path: string })).text).toBe(originals.get(toolCallId));
+    }
+    expect(own.size + mergedFirst).toBe(pointers.size);
 
     const ledger = await ledgerOf(store, 't1', 100);
     expect(ledger.map((record) => record.step)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));

@@ -245,12 +245,12 @@ describe.each([
     runtime: 'ai-sdk',
     framework: 'Vercel AI SDK runtime (generateText with withOffload)',
     // The script's id made unique in the thread (call_1_m1s0: message 1, step 0), then the runtime's tag.
-    path: /^call_\d_m\d+s\d+-[0-9a-f]{1,8}-[0-9a-f]{24}$/,
+    path: /^call_\d_m\d+s\d+-[0-9a-f]{1,8}-[A-Za-z0-9_-]{16}$/,
   },
   {
     runtime: 'langchain',
     framework: 'LangChain.js runtime (createAgent with offloadMiddleware)',
-    path: /^lc_call_\d+-[0-9a-f]{24}$/,
+    path: /^lc_call_\d+-[A-Za-z0-9_-]{16}$/,
   },
 ])('the demo on the $framework', ({ runtime, path: name }) => {
   it('runs the same scenario: offload, read-back and eviction; a reload shows them again', async () => {

@@ -188,7 +188,7 @@ describe('R4 wrapToolCall', () => {
     await runOneCall({ model: scriptedModel([]), tools: [probe], middleware: [keyed] }, call('probe'));
     expect(seen).toMatchObject({ threadId: 't', approved: false, state: { mode: 'quiet' } });
     expect(seen!.turnId).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(seen!.idempotencyKey).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(seen!.idempotencyKey).toMatch(/^[A-Za-z0-9_-]{12}$/);
     expect(seen!.signal.aborted).toBe(false);
   });
 });

@@ -20,6 +20,7 @@ import {
   calibrationEvent,
   calibrationFactor,
   calibrationRecords,
+  type MeasuredRequest,
   newestReported,
   previousFactor,
   type ReportedRequest,
@@ -29,9 +30,11 @@ import {
   checkRequest,
   clearable,
   cutPreviewsToHeaders,
+  isMergeable,
   isResult,
   ledgerChange,
   measureRequest,
+  mergedResults,
   mergePointers,
   type NewClearing,
   type ResultInRequest,
@@ -158,15 +161,33 @@ export class ContextFitter {
       }
     }
     const slots = await this.#classify(request, cleared, lastAssistant);
-    // C9: the budget in estimated tokens that keeps the request within maxRequestTokens as the provider counts.
     const calibration = budget?.calibrate === true ? await this.#calibration(threadId) : undefined;
     const factor = calibration?.factor;
+    const fixed = system + messages;
+    const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
+    // C10: the thread's clearings in the order it made them, this request's last (as the store ranks them).
+    // The room for pointers is the budget as given, not as calibrated: the merged texts stay the same
+    // while the calibration moves (C4).
+    const merge = (order: readonly ClearedInOrder[]) =>
+      mergePointers(slots, order, budget, lastAssistant, request.readTools, tokens);
+    // Merged before measuring: whether to clear more is decided on the request as it would be sent.
+    merge([...cleared.values()]);
+    let mergeable = [...cleared.values()].filter(isMergeable).length;
+    // C9: the budget in estimated tokens that keeps the request within maxRequestTokens as the provider counts,
+    // from the request as it stands (its old pointers merged) against the newest one the provider counted.
+    const asShown: MeasuredRequest = {
+      system,
+      messages,
+      results: slots.map((slot) => ({
+        toolCallId: slot.message.toolCallId,
+        shownAs: slot.shownAs,
+        tokens: slot.tokens,
+      })),
+    };
     const fitTo =
       budget === undefined
         ? undefined
-        : calibratedBudget(budget, factor ?? 1, factor === undefined ? undefined : calibration?.newest);
-    const fixed = system + messages;
-    const total = () => fixed + slots.reduce((sum, slot) => sum + slot.tokens, 0);
+        : calibratedBudget(budget, factor ?? 1, factor === undefined ? undefined : calibration?.newest, asShown);
     const tokensBefore = total();
 
     // C2–C5: clear the oldest results not protected until the request fits and enough is freed.
@@ -193,6 +214,10 @@ export class ContextFitter {
         });
         freed += shownTokens - slot.tokens;
         clearedNow.set(slot, clearing);
+        // A clearing that fills a block merges it (C10): the request is then smaller than its pointers say.
+        if (isMergeable(clearing) && mergedResults(++mergeable, budget!) > mergedResults(mergeable - 1, budget!)) {
+          merge([...cleared.values(), ...clearedNow.values()]);
+        }
       }
     }
 
@@ -209,11 +234,6 @@ export class ContextFitter {
     };
     /** The request's ledger record once written (undefined: none), for the usage its reply reports. */
     let ledgerRecord: Promise<RecordedRequest | undefined> = Promise.resolve(undefined);
-    // C10: the thread's clearings in the order it made them, this request's last (as the store ranks them).
-    // The room for pointers is the budget as given, not as calibrated: the merged texts stay the same
-    // while the calibration moves (C4).
-    const merge = (order: readonly ClearedInOrder[]) =>
-      mergePointers(slots, order, budget, lastAssistant, request.readTools, tokens);
     merge([...cleared.values(), ...clearedNow.values()]);
     cutPreviewsToHeaders(slots, fixed, fitTo, tokens);
     if (clearedNow.size > 0) {

@@ -4,7 +4,14 @@ import type { ClearedResult, RequestChange, RequestParts, RequestResult, ShownAs
 import type { ResolvedContextBudget } from '../options.js';
 import { offloadMount } from '../result-path.js';
 import type { ReplacedResult } from '../shown-texts.js';
-import { maxListedPathTokens, maxPointerTokens, maxStubTokens, mergedListing, mergedStub } from '../words.js';
+import {
+  maxListedPathTokens,
+  maxPointerTokens,
+  maxStubTokens,
+  mergedCallStub,
+  mergedListing,
+  mergedStub,
+} from '../words.js';
 import type {
   ContextMessage,
   ContextReplacement,
@@ -250,15 +257,19 @@ export function ledgerChange(
   return { threadId: request.threadId, ...turn, at, record, cleared };
 }
 
-/** Results a merged block holds (C10). */
-export const mergeBlockResults = 50;
+/**
+ * The sizes of C10's blocks, largest first: the oldest cleared results are merged ten at a time as
+ * they are cleared, and every fifty in one block (one listing's words for fifty paths, not five).
+ */
+export const mergeBlockSizes = [50, 10] as const;
 
 /**
- * C10: how many cleared results with a path a thread's requests show as their own pointers before
- * the oldest are merged: their pointers, at C2's bound, within a quarter of the budget.
+ * C10: how many of a thread's cleared results its requests show as their own pointers before the
+ * oldest are merged: their pointers, at C2's bound, within a 64th of the budget (2 for 8,000, 33
+ * for 128,000).
  */
 export function pointerRoom(budget: ResolvedContextBudget): number {
-  return Math.floor(budget.maxRequestTokens / 4 / maxPointerTokens);
+  return Math.floor(budget.maxRequestTokens / 64 / maxPointerTokens);
 }
 
 /** A cleared result as C10 orders them: the thread's records in the order it cleared them. */
@@ -271,19 +282,45 @@ function listedKey(path: string | undefined): string | undefined {
   return isIdempotencyKey(key) ? key : undefined;
 }
 
+/** Whether a cleared result can be merged (C10): a path that is not a key under the mount cannot be listed. */
+export function isMergeable(record: ClearedInOrder): boolean {
+  return record.path === undefined || listedKey(record.path) !== undefined;
+}
+
+/** A block of C10: its first result's place in the thread's mergeable clearings, and how many it holds. */
+type Block = readonly [start: number, size: number];
+
+/** C10's blocks over `count` mergeable clearings past the room, oldest first: as many of the largest size as fill, then of the next. */
+function blocksOf(count: number): Block[] {
+  const blocks: Block[] = [];
+  let start = 0;
+  for (const size of mergeBlockSizes) {
+    for (; count - start >= size; start += size) blocks.push([start, size]);
+  }
+  return blocks;
+}
+
+/** How many of a thread's `mergeable` cleared results (`isMergeable`) C10's blocks hold. */
+export function mergedResults(mergeable: number, budget: ResolvedContextBudget): number {
+  const count = Math.max(0, mergeable - pointerRoom(budget));
+  return count - (count % mergeBlockSizes.at(-1)!);
+}
+
 /** Takes back every merge (C10): each merged result shows its own pointer again. */
 export function unmergePointers(slots: readonly ResultInRequest[]): void {
   for (const slot of slots) if (slot.unmerged) Object.assign(slot, slot.unmerged, { unmerged: undefined });
 }
 
 /**
- * C10: the oldest pointers merged, in blocks of `mergeBlockResults` of the thread's cleared results
- * with a path, in `order` (the order the thread cleared them); as many blocks as the results past
- * `pointerRoom` fill. Each block is the same in every request that has it, whatever else the request
- * holds; it is merged only when every result of it is shown as its own pointer and none is
- * protected (C5), its span of the request overlaps no block merged before it (each stub is the
- * nearest listing's above it), its texts within their bounds and smaller than the pointers they replace. Any
- * merge made before is taken back first.
+ * C10: the oldest pointers merged, in blocks (`mergeBlockSizes`) of the thread's cleared results in
+ * `order` (the order the thread cleared them), past `pointerRoom`. Each block is the same in every
+ * request that has it, whatever else the request holds; it is merged only when every result of it
+ * is shown as its own pointer and none is protected (C5), its span of the request overlaps no block
+ * merged before it (each stub is the nearest listing's above it), its texts within their bounds and
+ * smaller than the pointers they replace; a large block that cannot be is tried as its smaller ones.
+ * A result with a path is listed (the first in the request holds the listing, each other is
+ * `mergedStub`); one without (a file tool's page) is `mergedCallStub`. Any merge made before is
+ * taken back first.
  */
 export function mergePointers(
   slots: readonly ResultInRequest[],
@@ -295,56 +332,67 @@ export function mergePointers(
 ): void {
   unmergePointers(slots);
   if (budget === undefined) return;
-  const listed = order.filter((record) => listedKey(record.path) !== undefined);
-  const blocks = Math.floor(Math.max(0, listed.length - pointerRoom(budget)) / mergeBlockResults);
-  if (blocks === 0) return;
+  const mergeable = order.filter(isMergeable);
+  const blocks = blocksOf(Math.max(0, mergeable.length - pointerRoom(budget)));
+  if (blocks.length === 0) return;
   const kept = new Set(slots.slice(Math.max(0, slots.length - budget.keepRecentResults)));
+  const nameOf = (toolCallId: string, path: string | undefined) => `${toolCallId}\n${path ?? ''}`;
   /** Each pointer by its cleared record (tool call id and path); the first, when a result is repeated. */
   const pointers = new Map<string, ResultInRequest>();
   for (const slot of slots) {
-    const name = `${slot.message.toolCallId}\n${slot.path}`;
-    if (slot.shownAs === 'pointer' && slot.path !== undefined && !pointers.has(name)) pointers.set(name, slot);
+    const name = nameOf(slot.message.toolCallId, slot.path);
+    if (slot.shownAs === 'pointer' && !pointers.has(name)) pointers.set(name, slot);
   }
-  const stubTokens = tokensOf(mergedStub);
+  const [stubTokens, callStubTokens] = [tokensOf(mergedStub), tokensOf(mergedCallStub)];
+  if (stubTokens > maxStubTokens || callStubTokens > maxStubTokens) return;
   /** The request's span of each block merged: a stub belongs to the nearest listing above it, so spans never overlap. */
   const spans: Array<[number, number]> = [];
-  for (let block = 0; block < blocks; block++) {
+  /** Merges one block; whether it could. */
+  const mergeBlock = ([start, size]: Block): boolean => {
     const members: ResultInRequest[] = [];
-    for (const record of listed.slice(block * mergeBlockResults, (block + 1) * mergeBlockResults)) {
-      const slot = pointers.get(`${record.toolCallId}\n${record.path}`);
-      if (slot === undefined) break;
+    for (const record of mergeable.slice(start, start + size)) {
+      const slot = pointers.get(nameOf(record.toolCallId, record.path));
+      if (slot === undefined) return false;
       members.push(slot);
     }
     const protectedOne = members.some(
       (slot) => kept.has(slot) || slot.index > lastAssistant || budget.excludeTools.includes(slot.message.toolName),
     );
-    if (members.length < mergeBlockResults || protectedOne) continue;
+    if (protectedOne) return false;
     members.sort((a, b) => a.index - b.index);
     const span: [number, number] = [members[0]!.index, members.at(-1)!.index];
-    if (spans.some(([from, to]) => span[0] <= to && from <= span[1])) continue;
-    const listing = mergedListing(
-      {
-        keys: members.map((slot) => listedKey(slot.path)!),
-        tokens: members.reduce((sum, slot) => sum + slot.wholeTokens, 0),
-        mediaParts: members.reduce((sum, slot) => sum + (slot.message.mediaParts ?? 0), 0),
-        ...(readTools === undefined ? {} : { readTools }),
-      },
-      offloadMount,
-    );
-    const listingTokens = tokensOf(listing);
-    const merged = listingTokens + stubTokens * (members.length - 1);
-    const own = members.reduce((sum, slot) => sum + slot.tokens, 0);
-    const within =
-      listingTokens <= maxPointerTokens + members.length * maxListedPathTokens && stubTokens <= maxStubTokens;
-    if (!within || merged >= own) continue;
+    if (spans.some(([from, to]) => span[0] <= to && from <= span[1])) return false;
+    const listed = members.filter((slot) => slot.path !== undefined);
+    const listing =
+      listed.length === 0
+        ? undefined
+        : mergedListing(
+            {
+              keys: listed.map((slot) => listedKey(slot.path)!),
+              tokens: listed.reduce((sum, slot) => sum + slot.wholeTokens, 0),
+              mediaParts: listed.reduce((sum, slot) => sum + (slot.message.mediaParts ?? 0), 0),
+              ...(readTools === undefined ? {} : { readTools }),
+            },
+            offloadMount,
+          );
+    const listingTokens = listing === undefined ? 0 : tokensOf(listing);
+    if (listingTokens > maxPointerTokens + listed.length * maxListedPathTokens) return false;
+    const merged =
+      listingTokens + stubTokens * Math.max(0, listed.length - 1) + callStubTokens * (size - listed.length);
+    if (merged >= members.reduce((sum, slot) => sum + slot.tokens, 0)) return false;
     spans.push(span);
-    for (const [i, slot] of members.entries()) {
-      const text = i === 0 ? listing : mergedStub;
-      Object.assign(slot, {
-        unmerged: { text: slot.text, tokens: slot.tokens },
-        text,
-        tokens: i === 0 ? listingTokens : stubTokens,
-      });
+    for (const slot of members) {
+      const text = slot.path === undefined ? mergedCallStub : slot === listed[0] ? listing! : mergedStub;
+      const tokens = text === listing ? listingTokens : text === mergedStub ? stubTokens : callStubTokens;
+      Object.assign(slot, { unmerged: { text: slot.text, tokens: slot.tokens }, text, tokens });
     }
-  }
+    return true;
+  };
+  const smaller = (size: number) => mergeBlockSizes.find((other) => other < size);
+  const tryBlock = ([start, size]: Block): void => {
+    if (mergeBlock([start, size])) return;
+    const part = smaller(size);
+    if (part !== undefined) for (let at = start; at < start + size; at += part) tryBlock([at, part]);
+  };
+  for (const block of blocks) tryBlock(block);
 }
