@@ -39,7 +39,8 @@ const entryBudgets = {
   // pipeline: the plan, the clearing, the pointers, the token cache, the ledger's queue, the reported
   // usage) moved to its own entry, tool-output-offload/context, loaded only by an app that passes
   // `ledger: contextLedger`. The store keeps its ledger (its operations and record checks).
-  'dist/index.js': 42_000,
+  // +8 B (42,008): the runtime's shorter idempotency keys and result keys in base64url (R9, A1).
+  'dist/index.js': 42_100,
   // The context budget and ledger (`tool-output-offload/context`): ContextFitter over the plan
   // (context/plan.ts), the store side (context/fit.ts), the reported usage (context/usage.ts) and the
   // pointer's words: 4.5 KB of its own, with the chunks it shares with the main entry (the store's
@@ -47,7 +48,10 @@ const entryBudgets = {
   // +747 B (21,500 → 22,247 on merging): the calibration (context/calibration.ts: the factor from
   // the ledger's newest records, C9) and the oldest pointers merged (plan.ts, words.ts: C10).
   // +70 B (22,300 → 22,370): the budget fitted from the newest request as reported (C9).
-  'dist/context.js': 22_400,
+  // +747 B (22,459 → 23,206): what a request changed since the newest reported one, each part priced
+  // on its own (C9: changeSince, the thread's growth range), and blocks of ten and fifty with the
+  // pages merged and the request measured with its old pointers merged (C10).
+  'dist/context.js': 23_300,
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   // +473 B (issue 24): unknown option names refused in every constructor and call that takes options.
