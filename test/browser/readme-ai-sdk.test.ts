@@ -1,4 +1,4 @@
-// The README's AI SDK example runs as written: the README block is this example file, but for the
+// The AI SDK example of docs/adapters.md runs as written: that block is this example file, but for the
 // package's import paths and the line that hands its results to the test.
 import { afterAll, expect, it } from 'vitest';
 import example from './readme/ai-sdk-example.ts?raw';
@@ -8,12 +8,12 @@ import { asPublished, holdDefaultDatabase, readmeBlock } from './readme/readme-b
 afterAll(await holdDefaultDatabase());
 const { found, offload, result, shown } = await import('./readme/ai-sdk-example.js');
 
-it('is the README’s Vercel AI SDK example, word for word', () => {
+it('is docs/adapters.md’s Vercel AI SDK example, word for word', () => {
   const published = asPublished(example, {
     '../../../lib/index.js': 'tool-output-offload',
     '../../../adapters/ai-sdk/index.js': 'tool-output-offload/ai-sdk',
   });
-  expect(readmeBlock('Vercel AI SDK')).toBe(published);
+  expect(readmeBlock('Vercel AI SDK', 'docs/adapters.md')).toBe(published);
 });
 
 it('stores the log search, shows its preview, and greps it back', async () => {

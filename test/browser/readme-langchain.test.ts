@@ -1,4 +1,4 @@
-// The README's LangChain.js example runs as written: the README block is this example file, but
+// The LangChain.js example of docs/adapters.md runs as written: that block is this example file, but
 // for the package's import paths and the line that hands its results to the test.
 import { afterAll, expect, it } from 'vitest';
 import example from './readme/langchain-example.ts?raw';
@@ -8,12 +8,12 @@ import { asPublished, holdDefaultDatabase, readmeBlock } from './readme/readme-b
 afterAll(await holdDefaultDatabase());
 const { found, offload, shown } = await import('./readme/langchain-example.js');
 
-it('is the README’s LangChain.js example, word for word', () => {
+it('is docs/adapters.md’s LangChain.js example, word for word', () => {
   const published = asPublished(example, {
     '../../../lib/index.js': 'tool-output-offload',
     '../../../adapters/langchain/index.js': 'tool-output-offload/langchain',
   });
-  expect(readmeBlock('LangChain.js')).toBe(published);
+  expect(readmeBlock('LangChain.js', 'docs/adapters.md')).toBe(published);
 });
 
 it('stores the log search, shows its preview, and greps it back', async () => {

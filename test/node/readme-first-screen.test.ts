@@ -15,9 +15,12 @@ const vitePkg = JSON.parse(readFileSync(join(root, 'node_modules/vite/package.js
 /** The README's first screen: about 40 lines of a window. */
 const firstScreen = readme.split('\n').slice(0, 40).join('\n');
 
-/** The ```ts blocks under `## <heading>`, in order. */
-function tsBlocks(heading: string): string[] {
-  const section = readme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`)) ?? '';
+/** The adapters' examples, which the README links to. */
+const adapters = readFileSync(join(root, 'docs/adapters.md'), 'utf8');
+
+/** The ```ts blocks under `## <heading>` of the README (or `text`), in order. */
+function tsBlocks(heading: string, text = readme): string[] {
+  const section = text.split(/^## /m).find((part) => part.startsWith(`${heading}\n`)) ?? '';
   return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
@@ -63,7 +66,11 @@ describe("the README's examples", () => {
   it('import only packages the install table lists', () => {
     const table = readme.split(/^## /m).find((part) => part.startsWith('First example\n')) ?? '';
     const listed = new Set([...table.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]!));
-    const examples = ['First example', 'Vercel AI SDK', 'LangChain.js'].map((heading) => tsBlocks(heading)[0]!);
+    const examples = [
+      tsBlocks('First example')[0]!,
+      tsBlocks('Vercel AI SDK', adapters)[0]!,
+      tsBlocks('LangChain.js', adapters)[0]!,
+    ];
     const used = new Set(examples.flatMap(imports).map(packageOf));
     expect([...used].filter((name) => !listed.has(name))).toEqual([]);
     expect(used).toContain('zod');
@@ -72,9 +79,12 @@ describe("the README's examples", () => {
   it.each(['Vercel AI SDK', 'LangChain.js'])(
     '%s: the Vite config pre-bundles everything its example imports',
     (heading) => {
-      const [example, ...rest] = tsBlocks(heading);
+      const [example, ...rest] = tsBlocks(heading, adapters);
       const config = rest.find((block) => block.includes('optimizeDeps'));
-      expect(config, `a vite.config.ts block with optimizeDeps under "## ${heading}"`).toBeDefined();
+      expect(
+        config,
+        `a vite.config.ts block with optimizeDeps under "## ${heading}" of docs/adapters.md`,
+      ).toBeDefined();
       const include = /include: \[([^\]]*)\]/.exec(config!)?.[1] ?? '';
       const listed = [...include.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
       expect(imports(example!).filter((specifier) => !listed.includes(specifier))).toEqual([]);

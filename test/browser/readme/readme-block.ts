@@ -1,10 +1,14 @@
+import adapters from '../../../docs/adapters.md?raw';
 import readme from '../../../README.md?raw';
 
-/** The first ```ts block under `## <heading>` in the README. */
-export function readmeBlock(heading: string): string {
-  const section = readme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
+/** The documents whose examples run as written: the README, and docs/adapters.md (the adapters' examples). */
+const documents = { 'README.md': readme, 'docs/adapters.md': adapters };
+
+/** The first ```ts block under `## <heading>` in the README (or another document of `documents`). */
+export function readmeBlock(heading: string, document: keyof typeof documents = 'README.md'): string {
+  const section = documents[document].split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
   const block = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`README has no ts block under "## ${heading}"`);
+  if (!block) throw new Error(`${document} has no ts block under "## ${heading}"`);
   return block;
 }
 
