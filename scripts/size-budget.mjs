@@ -40,7 +40,10 @@ const entryBudgets = {
   // usage) moved to its own entry, tool-output-offload/context, loaded only by an app that passes
   // `ledger: contextLedger`. The store keeps its ledger (its operations and record checks).
   // +8 B (42,008): the runtime's shorter idempotency keys and result keys in base64url (R9, A1).
-  'dist/index.js': 42_100,
+  // +412 B (42,100 → 42,512): an evicted result's preview still known after a reload (C1/C4): the
+  // eviction record keeps the call's id, tokens, header-only form and the preview's digest, and
+  // shown-texts.ts reads the eviction log beside the entries.
+  'dist/index.js': 42_600,
   // The context budget and ledger (`tool-output-offload/context`): ContextFitter over the plan
   // (context/plan.ts), the store side (context/fit.ts), the reported usage (context/usage.ts) and the
   // pointer's words: 4.5 KB of its own, with the chunks it shares with the main entry (the store's
@@ -51,7 +54,8 @@ const entryBudgets = {
   // +747 B (22,459 → 23,206): what a request changed since the newest reported one, each part priced
   // on its own (C9: changeSince, the thread's growth range), and blocks of ten and fifty with the
   // pages merged and the request measured with its old pointers merged (C10).
-  'dist/context.js': 23_300,
+  // +14 B: the shared read-error chunk (the eviction record's new fields checked).
+  'dist/context.js': 23_400,
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   // +473 B (issue 24): unknown option names refused in every constructor and call that takes options.
@@ -64,7 +68,8 @@ const entryBudgets = {
   // +485 B: the main entry's facts as data, which it shares (above).
   // −2.9 KB (61,583 → 58,612): the context budget and ledger in their own entry (above); an agent
   // app loads them only with `ledger: contextLedger`.
-  'dist/agent.js': 59_000,
+  // +475 B: the main entry's evicted previews known after a reload, which it shares (above).
+  'dist/agent.js': 59_600,
   // +725 B (issue 31, 31,504 → 32,229): the Context chart's scale (bars and budget; the line without the offload marked off it, its peak written out), compact y labels, steps spread over the width, the budget line's name, evicted paths marked in the step's list.
   // +909 B (issue 32, 32,858 → 33,767): the Context tab's reported marks, cached parts, calibration and thread summary, the records' reported and calibration checked.
   'dist/inspector.js': 33_900, // +777 B on merging (33,100 → 33,877): the Context tab's reported marks, cached parts, factor and thread summary (issue 32, above); +80 B: the Context tab says how an offload records a ledger (`ledger: contextLedger`) when a thread has none, and the chunks the main entry's split shares; +2,070 B (issues 23/24, 29,428 → 31,498 on main with the Context tab, which took it from 22,810 to 29,428): the cleared marks and each thread's context budget (in the entries and the evictions; 'cleared' and 'latestRequest' forwarded and checked over the channel, re-read on the store's request events), the gauges in rows that wrap, paths by their tail; +275 B (issue 24): unknown option names of mountInspector and exposeToInspector refused; +77 B when its constants became module-local; +299 B: each thread's bound read from the store, over the channel too; +326 B: forged channel messages (issue 22); +1,709 B: the pager counts lines with the main entry's splitLines, which pulls in the shared chunk it lives in (store-read-error-*.js, 2.0 KB gzip, shared with the main entry: loaded anyway by an app that imports it)

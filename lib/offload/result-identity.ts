@@ -87,3 +87,21 @@ export async function resultKeyFor(callId: string, text: string): Promise<string
   const prefix = idPrefix(callId);
   return prefix === '' ? hash : `${prefix}-${hash}`;
 }
+
+/**
+ * What identifies a text the offload showed the model without keeping the text: its length and 128
+ * bits of its SHA-256, as `<length>:<base64url>`. An eviction record keeps the preview this way, so
+ * a later request still knows the preview of an evicted result (C4) by its tool call, its length
+ * and this digest, never by reading the text.
+ */
+export async function shownTextDigest(text: string): Promise<string> {
+  const header = `shown\n${text.length}\n`;
+  const subtle = globalThis.crypto?.subtle;
+  const digest = subtle ? await slicedDigest(subtle, header, text) : fallbackHash([header, text]);
+  return `${text.length}:${base64url(digest.slice(0, 16))}`;
+}
+
+/** The length a digest of `shownTextDigest` names, so only texts of that length are hashed to compare. */
+export function digestedLength(digest: string): number {
+  return Number.parseInt(digest, 10);
+}

@@ -6,6 +6,7 @@ import type { TokenMeasure } from '../tokens/token-measure.js';
 import { layoutJson } from './json-layout.js';
 import type { OffloadLimits } from './options.js';
 import { type OffloadPreview, offloadReplacement } from './preview.js';
+import { shownTextDigest } from './result-identity.js';
 import { resultPath } from './result-path.js';
 
 // The one way a text is stored for a thread. Every writer calls `storeResult`: the built-in agent
@@ -218,6 +219,8 @@ export async function storeResult(
   };
   const failed = { threadId, key, toolName, bytes: utf8Bytes(text) };
   try {
+    // Kept for the eviction record: the preview, known by its tool call once its entry is gone (C4).
+    const previewDigest = input.toolCallId === undefined ? undefined : await shownTextDigest(preview.text);
     await store.stage({
       threadId,
       key,
@@ -230,7 +233,7 @@ export async function storeResult(
       createdAt: Date.now(),
       preview: preview.text,
       ...(stored.headerOnly === undefined ? {} : { headerOnly: stored.headerOnly }),
-      ...(input.toolCallId === undefined ? {} : { toolCallId: input.toolCallId }),
+      ...(input.toolCallId === undefined ? {} : { toolCallId: input.toolCallId, previewDigest }),
       text: made.stored,
       turnId: input.turnId,
     });

@@ -27,6 +27,12 @@ export interface StoredResultInfo {
    * record written before it was kept.
    */
   toolCallId?: string;
+  /**
+   * The preview's length and digest (`<length>:<base64url>`), copied into the eviction record so a
+   * later request still knows the preview once the entry is gone (C4). Absent for a record written
+   * before it was kept, or one without a tool call.
+   */
+  previewDigest?: string;
 }
 
 /** Why an entry left the store: see `EvictionRecord.reason`. */
@@ -50,6 +56,15 @@ export interface EvictionRecord {
   reason: EvictionReason;
   /** The tool whose result this was; absent in records written before it was logged. */
   toolName?: string;
+  /**
+   * What a later request needs to know the evicted result's preview by (C4), copied from the
+   * entry: its tool call, its estimated tokens, the preview's digest and its header-only form.
+   * Each is absent when the entry did not keep it.
+   */
+  toolCallId?: string;
+  estimatedTokens?: number;
+  previewDigest?: string;
+  headerOnly?: string;
 }
 
 /**

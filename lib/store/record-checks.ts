@@ -51,6 +51,7 @@ const infoFields: FieldCheck[] = [
   // Absent in records written before the offload kept what it showed as data.
   ['headerOnly', 'a string or absent', absentOr(text)],
   ['toolCallId', 'a string or absent', absentOr(text)],
+  ['previewDigest', 'a string or absent', absentOr(text)],
   ['textId', 'a non-empty string', name],
   ['chunkNewlines', 'an array of counts', counts],
   ['lines', 'a count', count],
@@ -69,7 +70,12 @@ const evictionFields: FieldCheck[] = [
   ['turnId', 'a string', text],
   ['seq', 'a positive integer', positive],
   // Absent in records logged before evictions named their tool.
-  ['toolName', 'a string or absent', (value) => value === undefined || text(value)],
+  ['toolName', 'a string or absent', absentOr(text)],
+  // Absent in records logged before evictions kept what the preview was.
+  ['toolCallId', 'a string or absent', absentOr(text)],
+  ['estimatedTokens', 'a count or absent', absentOr(count)],
+  ['previewDigest', 'a string or absent', absentOr(text)],
+  ['headerOnly', 'a string or absent', absentOr(text)],
 ];
 
 const failureFields: FieldCheck[] = [

@@ -12,7 +12,16 @@ import type {
 } from './offload-store.js';
 import { stagedResultProblem } from './record-checks.js';
 import { checkExpireBefore, evictExpired, expire } from './store-expiry.js';
-import { newTextId, type Outcome, type StagedRecord, type StoreTx, trimLog, type UndoRecord } from './store-records.js';
+import {
+  newTextId,
+  type Outcome,
+  type PreviewFacts,
+  previewFacts,
+  type StagedRecord,
+  type StoreTx,
+  trimLog,
+  type UndoRecord,
+} from './store-records.js';
 import { chunkText } from './text-chunks.js';
 import { ThreadChange } from './thread-change.js';
 import { holdToBound } from './thread-record.js';
@@ -347,7 +356,10 @@ export async function clearThread(
   unsavedFailures: readonly StoreFailure[],
 ): Promise<Outcome<void>> {
   /** What each key to log as cleared was, oldest first (a key live again after its eviction counts as live). */
-  const cleared = new Map<string, { path: string; bytes: number; seq: number; toolName?: string; reason?: string }>();
+  const cleared = new Map<
+    string,
+    { path: string; bytes: number; seq: number; toolName?: string; reason?: string } & PreviewFacts
+  >();
   const log = await tx.evictionsOf(threadId);
   for (const eviction of log) {
     cleared.delete(eviction.key);
@@ -374,9 +386,11 @@ export async function clearThread(
   const failed = [...(await tx.failures(threadId)), ...unsavedFailures].map((failure) => failure.key);
   await tx.deleteFailures(threadId);
   let lastSeq = 0;
-  for (const [key, { path, bytes, seq, toolName }] of cleared) {
+  for (const [key, last] of cleared) {
+    const { path, bytes, seq, toolName } = last;
     const tool = toolName === undefined ? {} : { toolName };
-    await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq, ...tool });
+    const facts = { ...tool, ...previewFacts(last) };
+    await tx.addEviction({ threadId, key, path, bytes, at: now, reason: 'cleared', turnId: '', seq, ...facts });
     lastSeq = Math.max(lastSeq, seq);
   }
   if (cleared.size > 0) await trimLog(tx, 'evictions', threadId);

@@ -239,7 +239,33 @@ export function toInfo(record: EntryRecord): StoredResultInfo {
 
 export function toEvictionRecord(record: LoggedEviction): EvictionRecord {
   const { threadId, key, path, bytes, at, reason, toolName } = record;
-  return { threadId, key, path, bytes, at, reason, ...(toolName === undefined ? {} : { toolName }) };
+  return {
+    threadId,
+    key,
+    path,
+    bytes,
+    at,
+    reason,
+    ...(toolName === undefined ? {} : { toolName }),
+    ...previewFacts(record),
+  };
+}
+
+export type PreviewFacts = Pick<EvictionRecord, 'toolCallId' | 'estimatedTokens' | 'previewDigest' | 'headerOnly'>;
+
+/**
+ * What an eviction record keeps of its entry's preview, so a later request still knows the preview
+ * (C4): only for an entry that named its tool call, and only the facts it kept.
+ */
+export function previewFacts(record: PreviewFacts): PreviewFacts {
+  const { toolCallId, estimatedTokens, previewDigest, headerOnly } = record;
+  if (toolCallId === undefined) return {};
+  return {
+    toolCallId,
+    ...(estimatedTokens === undefined ? {} : { estimatedTokens }),
+    ...(previewDigest === undefined ? {} : { previewDigest }),
+    ...(headerOnly === undefined ? {} : { headerOnly }),
+  };
 }
 
 /** Oldest first across threads: by creation time, then by place in the thread's queue. */

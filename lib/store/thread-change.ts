@@ -1,5 +1,12 @@
 import type { AppliedChange, EvictionReason, EvictionRecord, StoreEvent } from './offload-store.js';
-import { type EntryRecord, type StoreTx, type ThreadRecord, trimLog, type UndoRecord } from './store-records.js';
+import {
+  type EntryRecord,
+  previewFacts,
+  type StoreTx,
+  type ThreadRecord,
+  trimLog,
+  type UndoRecord,
+} from './store-records.js';
 import { rebuiltThread } from './thread-record.js';
 
 /** A change to a thread's entries, told with the thread's total after it (not a ledger record's 'request'). */
@@ -47,7 +54,7 @@ export class ThreadChange {
     this.thread.totalBytes -= entry.bytes;
     this.thread.entries -= 1;
     const { threadId, key, path, bytes, toolName } = entry;
-    const logged = { threadId, key, path, bytes, at: this.now, toolName };
+    const logged = { threadId, key, path, bytes, at: this.now, toolName, ...previewFacts(entry) };
     this.write(this.tx.addEviction({ ...logged, reason, turnId, seq: entry.seq }));
     this.evicted.push({ ...logged, reason });
     if (deleteText || !this.undo) this.write(this.tx.deleteText(entry.textId));

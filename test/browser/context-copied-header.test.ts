@@ -87,6 +87,67 @@ describe.each(contextStores)('a copied header over $name', (kind) => {
     ]);
   });
 
+  it('knows a preview evicted before a reload from the eviction log, whole or cut to its header, and not a text of its length', async () => {
+    const store = kind.open();
+    const limits = { maxTotalBytes: 40_000, maxResultBytes: 40_000 };
+    const offload = budgetOffload(store, { maxRequestTokens: 100_000 }, limits);
+    const original = textOf(8000, 'first');
+    const first = await offload.offloadResult({
+      threadId: 't1',
+      callId: 'c1',
+      toolName: 'fetch_orders',
+      content: original,
+    });
+    const [entry] = await store.list('t1');
+    const headerOnly = entry!.headerOnly!;
+    expect(headerOnly.length).toBeLessThan(first.text.length);
+    await offload.offloadResult({ threadId: 't1', callId: 'c2', toolName: 'fetch_orders', content: textOf(8000, 'b') });
+    expect((await store.evictions('t1')).map((record) => record.path)).toEqual([first.path]);
+
+    // A reload: new instances over the same database, which never saw c1's entry live.
+    const reloaded = () => budgetOffload(kind.reopen(store), { maxRequestTokens: 100_000 }, limits);
+    // The tool's own text of the preview's length, one character changed: not the preview.
+    const lookalike = `${first.text.slice(0, -1)}${first.text.endsWith('x') ? 'y' : 'x'}`;
+    const shownIn = async (text: string, step: number) => {
+      await reloaded().fitContext(request('t1', conversation([{ id: 'c1', toolName: 'fetch_orders', text }])));
+      const record = (await ledgerOf(store, 't1', step)).at(-1)!;
+      const [result] = record.results;
+      return {
+        shownAs: result!.shownAs,
+        path: result!.path,
+        withoutOffload: record.tokensWithoutOffload - record.tokens,
+      };
+    };
+    // Without the offload the request carries the original (the ledger counts whole tokens).
+    const saved = (shown: string) => expect.closeTo(Math.ceil(original.length / 4) - shown.length / 4, 0);
+    expect(await shownIn(first.text, 1)).toEqual({
+      shownAs: 'preview',
+      path: first.path,
+      withoutOffload: saved(first.text),
+    });
+    expect(await shownIn(headerOnly, 2)).toEqual({
+      shownAs: 'cut',
+      path: first.path,
+      withoutOffload: saved(headerOnly),
+    });
+    expect(await shownIn(lookalike, 3)).toEqual({ shownAs: 'whole', path: undefined, withoutOffload: 0 });
+
+    // Cleared by a reloaded budget: its pointer names the evicted path; the preview is not stored as a result of its own.
+    const tight = budgetOffload(kind.reopen(store), { maxRequestTokens: 2000, keepRecentResults: 1 }, limits);
+    const messages = conversation([
+      { id: 'c1', toolName: 'fetch_orders', text: first.text },
+      { id: 'c5', toolName: 'fetch_orders', text: 'the newest result' },
+    ]);
+    const fitted = await tight.fitContext(request('t1', messages, { system: longSystem }));
+    expect(fitted.replacements.get(2)?.shownAs).toBe('pointer');
+    expect(pathNamed(fitted.replacements.get(2)!.text)).toBe(first.path);
+    expect((await store.list('t1')).map((stored) => stored.toolCallId)).toEqual(['c2']);
+
+    // A cleared thread's log keeps the same facts: its previews are still known (the ledger starts again at 1).
+    await store.clearThread('t1');
+    expect(await shownIn(first.text, 1)).toMatchObject({ shownAs: 'preview', path: first.path });
+  });
+
   it('knows each preview of a call id a model reused, also from a new instance over the same store', async () => {
     const store = kind.open();
     const offload = budgetOffload(store, { maxRequestTokens: 100_000 });

@@ -279,19 +279,23 @@ describe('IndexedDbOffloadStore: records of an older version', () => {
     expect((await failure(store.read('t', 'k1'))).code).toBe('evicted');
   });
 
-  it('an eviction whose tool is not text is skipped and reported', async () => {
+  it.each([
+    ['toolName', 7, 'toolName is 7, not a string or absent'],
+    ['toolCallId', 42, 'toolCallId is 42, not a string or absent'],
+    ['estimatedTokens', -1, 'estimatedTokens is -1, not a count or absent'],
+    ['previewDigest', {}, 'previewDigest is {}, not a string or absent'],
+    ['headerOnly', null, 'headerOnly is null, not a string or absent'],
+  ])('an eviction whose %s is %j is skipped and reported', async (field, value, reason) => {
     warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = open();
     await put(store, 't', 'k1', 'x'.repeat(60), 't1', 100);
     await put(store, 't', 'k2', 'y'.repeat(60), 't1', 100);
     await tamper(store.name, async (tx) => {
       const [eviction] = await tx.objectStore('evictions').getAll();
-      await tx.objectStore('evictions').put({ ...eviction!, toolName: 7 as never });
+      await tx.objectStore('evictions').put({ ...eviction!, [field]: value as never });
     });
     expect(await store.evictions('t')).toEqual([]);
-    expect((await store.unreadable('t')).map((r) => [r.store, r.reason])).toEqual([
-      ['evictions', 'toolName is 7, not a string or absent'],
-    ]);
+    expect((await store.unreadable('t')).map((r) => [r.store, r.reason])).toEqual([['evictions', reason]]);
   });
 });
 
