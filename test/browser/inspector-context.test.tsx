@@ -194,10 +194,7 @@ describe('the Context tab (issue 24)', () => {
     expect(bars(view).length).toBeLessThan(120);
   });
 
-  const recording =
-    typeof (IndexedDbOffloadStore.prototype as Partial<WritableOffloadStore>).recordRequest === 'function';
-  // Until the store's recordRequest is on main (branch store), the fake above serves the ledger.
-  it.runIf(recording).each([
+  it.each([
     ['MemoryOffloadStore', () => new MemoryOffloadStore()],
     ['IndexedDbOffloadStore', () => new IndexedDbOffloadStore({ name: `inspector-context-${crypto.randomUUID()}` })],
   ] as const)('draws the ledger a %s recorded, and follows it', async (_name, makeStore) => {
@@ -205,17 +202,17 @@ describe('the Context tab (issue 24)', () => {
     await put(store, 'chat-1', 'k1', 'x'.repeat(3000));
     for (let step = 1; step <= 5; step++) {
       const { threadId: _t, step: _s, at, ...record } = ledgerRecord('chat-1', step);
-      await store.recordRequest!({ threadId: 'chat-1', at, record, cleared: [] });
+      await store.recordRequest({ threadId: 'chat-1', at, record, cleared: [] });
     }
     const view = mount({ store });
     await openContext(view);
     expect(bars(view).map((bar) => bar.getAttribute('aria-label'))).toEqual(
-      (await store.requests!('chat-1')).map(
+      (await store.requests('chat-1')).map(
         (record) => `step ${record.step}: ${record.tokens.toLocaleString('en-US')} tokens`,
       ),
     );
     const { threadId: _t, step: _s, at, ...sixth } = ledgerRecord('chat-1', 6);
-    await store.recordRequest!({ threadId: 'chat-1', at, record: sixth, cleared: [] });
+    await store.recordRequest({ threadId: 'chat-1', at, record: sixth, cleared: [] });
     await until(() => expect(bars(view)).toHaveLength(6));
     await store.close?.();
   });
