@@ -56,14 +56,15 @@ export interface EvictionRecord {
   reason: EvictionReason;
   /** The tool whose result this was; absent in records written before it was logged. */
   toolName?: string;
-  /**
-   * What a later request needs to know the evicted result's preview by (C4), copied from the
-   * entry: its tool call, its estimated tokens, the preview's digest and its header-only form.
-   * Each is absent when the entry did not keep it.
-   */
+  // What a later request knows the evicted result's preview by (C1, C4), copied from the entry;
+  // each is absent when the entry did not keep it (or named no tool call).
+  /** The tool call whose result this was. */
   toolCallId?: string;
+  /** The result's estimated tokens as the tool returned it. */
   estimatedTokens?: number;
+  /** The preview's length and digest (`StoredResultInfo.previewDigest`); the preview itself is not kept. */
   previewDigest?: string;
+  /** The preview cut to its header (C6). */
   headerOnly?: string;
 }
 
