@@ -10,8 +10,8 @@ export type {
 export type { OffloadEvent } from './offload/events.js';
 export { OffloadBackend } from './offload/offload-backend.js';
 export type { OffloadResultInput } from './offload/offload-result.js';
+export type { OffloadedResult } from './offload/offloaded-result.js';
 export type { OffloadReadTool } from './offload/read-tools.js';
-export type { OffloadedResult } from './offload/stage-result.js';
 export type { OffloadCommit } from './offload/store-result.js';
 export { ToolOutputOffload, type ToolOutputOffloadOptions } from './offload/tool-output-offload.js';
 export type { ContentPart, MediaPart, TextPart } from './shared/content.js';

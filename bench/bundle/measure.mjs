@@ -289,8 +289,16 @@ const tried =
   'the token cache, the ledger’s queue, the reported usage; 38.26 -> 35.09 kB in the offload app, 58.01 -> 54.70 kB in the agent app, built from the sources) ' +
   'is the entry tool-output-offload/context, loaded only by an app that passes ledger: contextLedger; the store keeps its ledger ' +
   '(recordRequest, requests, cleared, their record checks: the “ledger” part below), which restoreTurn and clearThread use too. ' +
-  'Measured and left: stageResult and commitStaged, which only the built-in agent calls, weigh 0.5 kB in the offload app (a build without them), ' +
-  'and the store’s undo and turns (O8) the part below; moving them behind the agent was not done this round';
+  'Cut since, each built from the sources (offload app, agent app): the staged protocol (stageResult and commitStaged, which only ' +
+  'the built-in agent calls) is lib/agent/offload-staging.ts, reaching the offload’s records through a symbol-keyed method no entry ' +
+  'exports (35.61 -> 35.10 kB, 55.25 -> 55.34 kB); the record of what the offload showed (ShownTexts, which only the budget and the ' +
+  'agent’s summary cleanup read) is made by the context piece or the agent, and an app with neither keeps none (-> 34.43, 55.38); ' +
+  'the contextBudget option’s check is the context piece’s (-> 34.12, 55.04). ' +
+  'Measured and left: the default memory store (1.5 kB), for where IndexedDB is missing (Node, edge workers): a runtime check no ' +
+  'bundler can drop, and export conditions would serve edge runtimes, which claim the browser condition, a store they cannot open. ' +
+  'Measured and left: the store’s undo and turns (O8), the part below: an adapter never writes an undo log (its commits name no turn), ' +
+  'but the code is in the store’s own transactions — an eviction keeps its text for undo in the same transaction that commits — ' +
+  'and one store class serves the agent and the adapters over one database, so it stays';
 
 /** What `unmet` says (bench/run.mjs keeps it only while the goal is missed): by how much, the largest origins, and what was tried. */
 function over(value, goal, part, without) {

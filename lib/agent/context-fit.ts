@@ -1,5 +1,5 @@
 import type { ContextMessage, ContextRequest, FittedContext } from '../offload/context/request.js';
-import { withText } from '../offload/stage-result.js';
+import { withText } from '../offload/offloaded-result.js';
 import type { Message } from '../runtime/messages.js';
 import type { ModelRequest } from '../runtime/model.js';
 import { isTextPart, textContent } from '../shared/content.js';

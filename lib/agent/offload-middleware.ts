@@ -1,7 +1,7 @@
 import { printPage } from '../backends/file-tool-page.js';
 import { capFilePage } from '../offload/cut.js';
+import { withText } from '../offload/offloaded-result.js';
 import { readToolNames } from '../offload/read-tools.js';
-import { withText } from '../offload/stage-result.js';
 import { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { HookContext, Middleware, StateKey, ToolCallRequest } from '../runtime/middleware.js';
 import type { ModelReply, ModelRequest } from '../runtime/model.js';
@@ -9,6 +9,7 @@ import type { ToolOutcome } from '../runtime/outcome.js';
 import type { ToolContext } from '../runtime/tool.js';
 import { joinText } from '../shared/content.js';
 import { contextRequestOf, withReplacements } from './context-fit.js';
+import { recordsOf, type StagedOutcome, stageResult } from './offload-staging.js';
 import {
   type ContextCleared,
   emitOffloadEvent,
@@ -49,7 +50,7 @@ export class OffloadMiddleware implements Middleware {
     this.#offload = offload;
     this.#readTools = readToolNames.filter((name) => agentTools.includes(name));
     this.writes = Object.freeze({ [ToolOutputOffload.key]: offloadStateKey(offload, this.#stagings) as StateKey });
-    this.#cleanup = new SummaryCleanup(offload);
+    this.#cleanup = new SummaryCleanup(offload.store, recordsOf(offload).shown);
   }
 
   /**
@@ -163,9 +164,9 @@ export class OffloadMiddleware implements Middleware {
       }
     }
     const { threadId, turnId } = context;
-    let staged: Awaited<ReturnType<ToolOutputOffload['stageResult']>>;
+    let staged: StagedOutcome;
     try {
-      const staging = this.#offload.stageResult({
+      const staging = stageResult(this.#offload, {
         threadId,
         turnId,
         key: request.idempotencyKey,
@@ -194,7 +195,7 @@ export class OffloadMiddleware implements Middleware {
     const threshold = this.#offload.thresholdFor(request.call.name);
     if (context.signal.aborted || this.#offload.measure.within(outcome.message, threshold)) return outcome;
     const { threadId, turnId } = context;
-    const staging = this.#offload.stageResult({
+    const staging = stageResult(this.#offload, {
       threadId,
       turnId,
       key: request.idempotencyKey,
@@ -216,7 +217,7 @@ export class OffloadMiddleware implements Middleware {
   #shown(
     request: ToolCallRequest,
     outcome: Extract<ToolOutcome, { type: 'success' }>,
-    staged: Awaited<ReturnType<ToolOutputOffload['stageResult']>>,
+    staged: StagedOutcome,
     context: ToolContext,
   ): ToolOutcome {
     const { threadId } = context;

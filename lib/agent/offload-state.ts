@@ -8,6 +8,7 @@ import { isRecord, quoteForMessage } from '../shared/checks.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
 import type { StoreChange, WritableOffloadStore } from '../store/offload-store.js';
+import { commitStaged } from './offload-staging.js';
 
 /** What the offload's state key holds in a thread's checkpoint: the thread's stored results, in short. */
 interface OffloadStateValue {
@@ -206,7 +207,7 @@ export function offloadStateKey(offload: ToolOutputOffload, stagings: StagingsIn
         const applied = await store.apply(change);
         return { entries: applied.entries, totalBytes: applied.totalBytes, turns: withThisTurn };
       }
-      const committed = await offload.commitStaged(change as OffloadCommit);
+      const committed = await commitStaged(offload, change as OffloadCommit);
       if ('applied' in committed) {
         const { entries, totalBytes } = committed.applied;
         return { entries, totalBytes, turns: withThisTurn };

@@ -1,4 +1,4 @@
-import { withText } from '../offload/stage-result.js';
+import { withText } from '../offload/offloaded-result.js';
 import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
 import type { Message } from '../runtime/messages.js';
 import { type ContentPart, isTextPart } from '../shared/content.js';

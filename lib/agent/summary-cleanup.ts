@@ -1,7 +1,7 @@
-import type { ToolOutputOffload } from '../offload/tool-output-offload.js';
+import type { ShownTexts } from '../offload/shown-texts.js';
 import type { Message } from '../runtime/messages.js';
 import { joinText } from '../shared/content.js';
-import type { StoreChange } from '../store/offload-store.js';
+import type { OffloadStore, StoreChange } from '../store/offload-store.js';
 import { readSummarization, summarizationKey } from '../summarization/select.js';
 
 /** The ids of the messages Summarization's summary covers, read through Summarization's own reader of its state. */
@@ -34,8 +34,11 @@ interface ThreadCleanup {
 export class SummaryCleanup {
   readonly #threads = new Map<string, ThreadCleanup>();
 
-  /** `offload` says what replaced a tool result, by its call and the text it was sent as (never read from the text). */
-  constructor(readonly offload: Pick<ToolOutputOffload, 'store' | 'replacedResults'>) {}
+  /** `shown` says what replaced a tool result, by its call and the text it was sent as (never read from the text). */
+  constructor(
+    readonly store: OffloadStore,
+    readonly shown: Pick<ShownTexts, 'replacedResults'>,
+  ) {}
 
   /** The drop for this step, or undefined when there is nothing to drop (or no summary). The bound never depends on it. */
   async drop(
@@ -53,7 +56,7 @@ export class SummaryCleanup {
     if (await this.#readNewlyCovered(threadId, thread, covered, messages)) thread.settledTurn = undefined;
     if (thread.named.size === 0 || thread.settledTurn === turnId) return undefined;
     // Only the named keys' entries (a custom store may answer with the whole thread: filtered).
-    const live = await this.offload.store.list(threadId, { keys: [...thread.named] });
+    const live = await this.store.list(threadId, { keys: [...thread.named] });
     // Oldest first, as the thread's queue holds them (a store answers keys in any order).
     const keys = live
       .filter((entry) => entry.threadId === threadId && thread.named.has(entry.key))
@@ -89,7 +92,7 @@ export class SummaryCleanup {
     }
     if (results.length === 0) return false;
     let namedMore = false;
-    for (const replaced of await this.offload.replacedResults(threadId, results)) {
+    for (const replaced of await this.shown.replacedResults(threadId, results)) {
       if (replaced === undefined || thread.named.has(replaced.key)) continue;
       const { key } = replaced;
       thread.named.add(key);

@@ -2,10 +2,11 @@ import { checkOptionNames, checkThreadId, quoteForMessage } from '../shared/chec
 import { type ContentPart, resultText, toContent } from '../shared/content.js';
 import { utf8Bytes } from '../shared/text.js';
 import type { SeenResult, WritableOffloadStore } from '../store/offload-store.js';
+import { failedOutcome, type OffloadedResult, withText } from './offloaded-result.js';
+import { checkReadTools } from './read-tools.js';
 import { resultKeyFor } from './result-identity.js';
 import { resultPath } from './result-path.js';
 import type { ShownTexts } from './shown-texts.js';
-import { failedOutcome, type OffloadedResult, withText } from './stage-result.js';
 import {
   type AppliedLimits,
   expiryOf,
@@ -48,9 +49,7 @@ function checkInput(input: unknown): OffloadResultInput {
   if (typeof toolName !== 'string' || toolName === '') {
     throw new TypeError(`offloadResult: toolName must be a non-empty string, got ${quoteForMessage(toolName)}`);
   }
-  if (readTools !== undefined && (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string'))) {
-    throw new TypeError(`offloadResult: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
-  }
+  checkReadTools(readTools, 'offloadResult');
   return input as OffloadResultInput;
 }
 
@@ -63,7 +62,7 @@ function shownAgain(
   key: string,
   seen: SeenResult,
   limits: AppliedLimits,
-  shown: ShownTexts,
+  shown: ShownTexts | undefined,
 ): OffloadedResult {
   const { content, text } = result;
   const path = resultPath(key);
@@ -73,7 +72,7 @@ function shownAgain(
     const again = replacementFor(text, seen.toolName, key, { ...limits, ...seen });
     preview = again.preview.text;
     const { headerOnly } = again.preview;
-    shown.replaced(result.threadId, result.callId, {
+    shown?.replaced(result.threadId, result.callId, {
       key,
       path,
       preview,
@@ -89,7 +88,7 @@ export async function offloadResult(
   store: WritableOffloadStore,
   limitsOf: (toolName: string) => AppliedLimits,
   input: OffloadResultInput,
-  shown: ShownTexts,
+  shown: ShownTexts | undefined,
 ): Promise<OffloadedResult> {
   const { threadId, callId, toolName, readTools } = checkInput(input);
   const limits = { ...limitsOf(toolName), readTools };
@@ -126,7 +125,7 @@ export async function offloadResult(
   }
   const { stored, applied } = outcome;
   if (applied?.stored.includes(key)) {
-    shown.replaced(threadId, callId, stored);
+    shown?.replaced(threadId, callId, stored);
     return {
       kind: 'stored',
       stored: true,

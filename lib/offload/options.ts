@@ -1,5 +1,4 @@
-import { checkInteger, isRecord, quoteForMessage } from '../shared/checks.js';
-import type { ContextBudget } from './context/request.js';
+import { checkInteger } from '../shared/checks.js';
 
 /**
  * The numeric limits of a ToolOutputOffload (its options, and `offload.limits` once checked): a
@@ -106,71 +105,4 @@ export function resolveToolLimits(tools: unknown): ToolLimits {
     resolved[name] = Object.freeze({ thresholdTokens });
   }
   return Object.freeze(resolved);
-}
-
-/** The `contextBudget` option once checked (`offload.contextBudget`): every field filled in, frozen. */
-export type ResolvedContextBudget = Readonly<Required<ContextBudget>>;
-
-const budgetFields: readonly string[] = [
-  'maxRequestTokens',
-  'keepRecentResults',
-  'clearAtLeastTokens',
-  'excludeTools',
-  'calibrate',
-];
-
-/** An integer field of contextBudget: a TypeError when it is no number, a RangeError when out of range. */
-function budgetInteger(field: string, value: unknown, min: number): number {
-  const name = `ToolOutputOffload: contextBudget.${field}`;
-  if (typeof value !== 'number') {
-    throw new TypeError(`${name} must be an integer of at least ${min}, got ${quoteForMessage(value)}`);
-  }
-  return checkInteger(name, value, min);
-}
-
-/**
- * Checks the `contextBudget` option (C1–C7) and fills in its defaults: `keepRecentResults` 3,
- * `clearAtLeastTokens` a quarter of `maxRequestTokens`, no `excludeTools`, `calibrate` true. A bad value throws a
- * TypeError (wrong kind, unknown field) or RangeError (out of range) naming `contextBudget.<field>`.
- */
-export function resolveContextBudget(budget: unknown): ResolvedContextBudget | undefined {
-  if (budget === undefined) return undefined;
-  if (!isRecord(budget)) {
-    throw new TypeError(
-      `ToolOutputOffload: contextBudget must be an object { maxRequestTokens, keepRecentResults?, clearAtLeastTokens?, excludeTools?, calibrate? }, got ${quoteForMessage(budget)}`,
-    );
-  }
-  const unknown = Object.keys(budget).filter((field) => !budgetFields.includes(field));
-  if (unknown.length > 0) {
-    throw new TypeError(
-      `ToolOutputOffload: unknown field ${unknown.map((field) => `contextBudget.${quoteForMessage(field).slice(1, -1)}`).join(', ')}; the fields are ${budgetFields.join(', ')}`,
-    );
-  }
-  // May be below thresholdTokens: a small model's window can be smaller than one stored result's preview.
-  const maxRequestTokens = budgetInteger('maxRequestTokens', budget.maxRequestTokens, 2000);
-  const keepRecentResults =
-    budget.keepRecentResults === undefined ? 3 : budgetInteger('keepRecentResults', budget.keepRecentResults, 0);
-  const clearAtLeastTokens =
-    budget.clearAtLeastTokens === undefined
-      ? Math.floor(maxRequestTokens / 4)
-      : budgetInteger('clearAtLeastTokens', budget.clearAtLeastTokens, 0);
-  const { excludeTools = [] } = budget;
-  if (!Array.isArray(excludeTools) || excludeTools.some((name) => typeof name !== 'string')) {
-    throw new TypeError(
-      `ToolOutputOffload: contextBudget.excludeTools must be an array of tool names, got ${quoteForMessage(excludeTools)}`,
-    );
-  }
-  const { calibrate = true } = budget;
-  if (typeof calibrate !== 'boolean') {
-    throw new TypeError(
-      `ToolOutputOffload: contextBudget.calibrate must be true or false, got ${quoteForMessage(calibrate)}`,
-    );
-  }
-  return Object.freeze({
-    maxRequestTokens,
-    keepRecentResults,
-    clearAtLeastTokens,
-    excludeTools: Object.freeze([...excludeTools]),
-    calibrate,
-  });
 }

@@ -4,6 +4,7 @@ import { grepTool } from '../backends/file-tool-grep.js';
 import { globTool, lsTool } from '../backends/file-tool-listing.js';
 import { readFileTool } from '../backends/file-tool-read-file.js';
 import { pageLimits } from '../backends/file-tool-specs.js';
+import { quoteForMessage } from '../shared/checks.js';
 import type { FilePage, JsonSchema } from '../shared/content.js';
 import { errorMessage } from '../shared/errors.js';
 import { cutToChars } from '../shared/text.js';
@@ -12,6 +13,15 @@ import { capFilePage } from './cut.js';
 
 /** The read tools, in the order they are declared and named everywhere (the system prompt, the adapters). */
 export const readToolNames = ['read_file', 'grep', 'ls', 'glob'] as const;
+
+/** A `readTools` argument, checked: undefined (all of them) or an array of tool names; else a TypeError naming `where`. */
+export function checkReadTools(readTools: unknown, where: string): readonly string[] | undefined {
+  if (readTools === undefined) return undefined;
+  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
+    throw new TypeError(`${where}: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
+  }
+  return readTools;
+}
 
 /**
  * A read-only tool over the stored results, for any agent framework: its name, description and

@@ -1,27 +1,18 @@
 import { checkOptionNames, quoteForMessage } from '../shared/checks.js';
-import { resultText, toContent } from '../shared/content.js';
-import { isQuotaError } from '../shared/errors.js';
-import type { AppliedChange, ContextLedgerStore, WritableOffloadStore } from '../store/offload-store.js';
+import type { ContextLedgerStore, OffloadStore, WritableOffloadStore } from '../store/offload-store.js';
 import { type EstimateTokens, measureOf, type TokenMeasure } from '../tokens/token-measure.js';
 import type { ContextLedger } from './context/ledger.js';
-import type { ContextBudget, ContextRequest, FittedContext } from './context/request.js';
+import type { ContextBudget, ContextRequest, FittedContext, ResolvedContextBudget } from './context/request.js';
 import { defaultOffloadStore } from './default-store.js';
 import { MountedOffloadBackend } from './mounted-backend.js';
 import { OffloadBackend } from './offload-backend.js';
 import { type OffloadResultInput, offloadResult } from './offload-result.js';
-import {
-  type OffloadLimits,
-  type ResolvedContextBudget,
-  resolveContextBudget,
-  resolveLimits,
-  resolveToolLimits,
-  type ToolLimits,
-} from './options.js';
-import { type OffloadReadTool, offloadReadTools } from './read-tools.js';
-import { offloadKey, offloadMount, resultPath } from './result-path.js';
-import { type ReplacedResult, ShownTexts } from './shown-texts.js';
-import { cutAndRemember, type OffloadedResult, type StagedOutcome, stageResult } from './stage-result.js';
-import { type AppliedLimits, type OffloadCommit, reportStoreFailure } from './store-result.js';
+import { cutAndRemember, type OffloadedResult } from './offloaded-result.js';
+import { type OffloadLimits, resolveLimits, resolveToolLimits, type ToolLimits } from './options.js';
+import { checkReadTools, type OffloadReadTool, offloadReadTools } from './read-tools.js';
+import { offloadKey, offloadMount } from './result-path.js';
+import type { ShownTexts } from './shown-texts.js';
+import type { AppliedLimits } from './store-result.js';
 import { systemPromptLines } from './words.js';
 
 /** The options of `new ToolOutputOffload(options)`; every one is optional. */
@@ -73,21 +64,21 @@ const optionNames: ReadonlySet<string> = new Set([
   'contextBudget',
 ]);
 
-/** A result one of the runtime's calls produced, to stage before its commit is applied. */
-interface ResultOfCall {
-  threadId: string;
-  /** The turn that runs the call: the turn's end (or an output Block) deletes what it staged and never committed. */
-  turnId: string;
-  /** The call's idempotency key: the stored result's file name (O2). */
-  key: string;
-  /** The call's id, as the model's messages name its result: kept with the stored result, so a later request knows it (C1–C6). */
-  callId: string;
-  toolName: string;
-  /** The call's arguments: a call that reads from the mount is cut, never stored (O11). */
-  args?: unknown;
-  content: OffloadResultInput['content'];
-  /** The read tools the model has; the header names only these. Default: all of them. */
-  readTools?: readonly string[];
+/**
+ * The key of the offload's records for the built-in agent (lib/agent/offload-staging.ts: its two
+ * steps, stage a result and commit it when the run applies the update; and what summary cleanup
+ * asks, O7). No entry exports it: only the agent, and only an app that loads it, reaches (and pays
+ * for) the staged protocol and the record of what was shown.
+ */
+export const agentRecords = Symbol('ToolOutputOffload agent records');
+
+/** What a staged result is held to and recorded in: the same records `offloadResult` keeps. */
+export interface AgentRecords {
+  limitsFor(toolName: string): AppliedLimits;
+  /** What the model was shown instead of results (by tool call) and the cut texts. */
+  shown: ShownTexts;
+  /** A key stored in this session: a read of it once the store forgets it says cleared, not never stored. */
+  rememberStored(threadId: string, key: string): void;
 }
 
 /**
@@ -124,8 +115,12 @@ export class ToolOutputOffload {
   readonly #storedKeys = new Map<string, Set<string>>();
   /** The ways in already warned that they send model calls without fitting them (C8). */
   readonly #warnedUnfitted = new Set<string>();
-  /** What it showed instead of results (previews by tool call, cut texts): the budget reads them as data. */
-  readonly #shown: ShownTexts;
+  /**
+   * What it showed instead of results (previews by tool call, cut texts), kept only for those that
+   * read it as data: the context ledger (made with the offload) and the built-in agent (made when
+   * the agent takes the offload). Without either, nothing is kept: an app pays for it only with them.
+   */
+  #shown: ShownTexts | undefined;
 
   /**
    * Options are checked here (O10): a value out of range throws a RangeError naming the option and
@@ -147,25 +142,29 @@ export class ToolOutputOffload {
     if (typeof store?.stage !== 'function' || typeof store.apply !== 'function') {
       throw new TypeError('ToolOutputOffload: store must be an OffloadStore with its write contract (stage, apply, …)');
     }
-    this.contextBudget = resolveContextBudget(options.contextBudget);
     const ledger = ledgerOf(options.ledger, store);
-    if (this.contextBudget && ledger === undefined) {
+    if (options.contextBudget !== undefined && ledger === undefined) {
       throw new TypeError(
         "ToolOutputOffload: contextBudget needs the context ledger: import { contextLedger } from 'tool-output-offload/context' and pass new ToolOutputOffload({ ledger: contextLedger, contextBudget })",
       );
     }
+    // Checked by the context piece, which an app without it does not load.
+    this.contextBudget = ledger?.piece.resolveBudget(options.contextBudget);
     this.#ownStore = options.store === undefined ? store : undefined;
     this.store = store;
-    this.#shown = new ShownTexts(store);
-    this.#fitter = ledger?.piece.fitterFor({
-      store,
-      ledger: ledger.store,
-      measure: this.measure,
-      budget: this.contextBudget,
-      limits: this.limits,
-      shown: this.#shown,
-      onStored: (threadId, key) => this.#rememberStored(threadId, key),
-    });
+    if (ledger !== undefined) {
+      const shown = ledger.piece.shownTexts(store);
+      this.#shown = shown;
+      this.#fitter = ledger.piece.fitterFor({
+        store,
+        ledger: ledger.store,
+        measure: this.measure,
+        budget: this.contextBudget,
+        limits: this.limits,
+        shown,
+        onStored: (threadId, key) => this.#rememberStored(threadId, key),
+      });
+    }
   }
 
   /** A read-only view of one thread's stored results, to mount at `ToolOutputOffload.mount` in a CompositeBackend (O6). */
@@ -212,38 +211,16 @@ export class ToolOutputOffload {
   }
 
   /**
-   * The first of two steps, for a runtime that applies results later (the built-in agent): decides
-   * what the model is shown and, over the threshold, stages the text where no reader sees it yet.
-   * A 'stored' outcome carries the `commit` to apply (`commitStaged`) when the result is kept; a
-   * turn that ends without it deletes what it staged. A malformed content is a TypeError.
+   * The records the built-in agent reads and writes (lib/agent/offload-staging.ts); the first call
+   * makes the record of what was shown with `makeShown`, unless the context ledger made it already.
    */
-  async stageResult(call: ResultOfCall): Promise<StagedOutcome> {
-    const content = toContent(call.content, `result of tool "${call.toolName}"`);
-    const readTools = checkReadTools(call.readTools, 'stageResult');
-    const limits = { ...this.#limitsFor(call.toolName), readTools };
-    const { callId, ...rest } = call;
-    if (typeof callId !== 'string')
-      throw new TypeError(`stageResult: callId must be a string, got ${quoteForMessage(callId)}`);
-    const result = { ...rest, toolCallId: callId, content, text: resultText(content) };
-    const outcome = await stageResult(this.store, limits, result, this.#shown);
-    if (outcome.commit) this.#rememberStored(call.threadId, call.key);
-    return outcome;
-  }
-
-  /**
-   * The second step: makes a staged result live in one store transaction, evicting the thread's
-   * oldest until it fits its bound (O3). A full quota never fails the run (S3): the failure is
-   * recorded and returned as `{ failed }` (reads of the path are served from the staged text, which
-   * the preview already names); any other store error is thrown.
-   */
-  async commitStaged(commit: OffloadCommit): Promise<{ applied: AppliedChange } | { failed: string }> {
-    try {
-      return { applied: await this.store.apply(commit) };
-    } catch (error) {
-      if (!isQuotaError(error)) throw error;
-      const during = `while making ${resultPath(commit.key)} live, even after evicting the oldest; it is read from where it was staged`;
-      return { failed: (await reportStoreFailure(this.store, commit, error, during)).why };
-    }
+  [agentRecords](makeShown: (store: OffloadStore) => ShownTexts): AgentRecords {
+    this.#shown ??= makeShown(this.store);
+    return {
+      limitsFor: (toolName) => this.#limitsFor(toolName),
+      shown: this.#shown,
+      rememberStored: (threadId, key) => this.#rememberStored(threadId, key),
+    };
   }
 
   /**
@@ -275,20 +252,6 @@ export class ToolOutputOffload {
   }
 
   /**
-   * What the offload replaced each of these tool results by (in their order; undefined for one it
-   * did not replace), when the text given is that
-   * replacement (its preview, or the preview cut to its header): by thread and tool call, as the
-   * call that stored it kept it — never read back from the text, so a text that only looks like a
-   * preview is the tool's own. A store failure leaves results out (S3).
-   */
-  replacedResults(
-    threadId: string,
-    results: readonly { toolCallId: string; text: string }[],
-  ): Promise<(ReplacedResult | undefined)[]> {
-    return this.#shown.replacedResults(threadId, results);
-  }
-
-  /**
    * A text within the threshold, for what is sent as it is rather than stored (a tool's error, a
    * result that never reached the offload): unchanged when within it, else its start and a note
    * saying it was cut and not stored (O9).
@@ -315,7 +278,7 @@ export class ToolOutputOffload {
    * A later use opens the store again.
    */
   async close(): Promise<void> {
-    this.#shown.close();
+    this.#shown?.close();
     await this.#ownStore?.close?.();
   }
 
@@ -351,7 +314,12 @@ function ledgerOf(
   store: WritableOffloadStore,
 ): { piece: ContextLedger; store: ContextLedgerStore } | undefined {
   if (piece === undefined) return undefined;
-  if (typeof (piece as ContextLedger | null)?.fitterFor !== 'function') {
+  const candidate = piece as Partial<ContextLedger> | null;
+  if (
+    ['fitterFor', 'resolveBudget', 'shownTexts'].some(
+      (name) => typeof candidate?.[name as keyof ContextLedger] !== 'function',
+    )
+  ) {
     throw new TypeError(
       `ToolOutputOffload: ledger must be contextLedger from 'tool-output-offload/context', got ${quoteForMessage(piece)}`,
     );
@@ -364,12 +332,4 @@ function ledgerOf(
     );
   }
   return { piece: piece as ContextLedger, store };
-}
-
-function checkReadTools(readTools: unknown, where: string): readonly string[] | undefined {
-  if (readTools === undefined) return undefined;
-  if (!Array.isArray(readTools) || readTools.some((name) => typeof name !== 'string')) {
-    throw new TypeError(`${where}: readTools must be an array of tool names, got ${quoteForMessage(readTools)}`);
-  }
-  return readTools;
 }

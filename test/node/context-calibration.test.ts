@@ -17,7 +17,7 @@ import {
   previousFactor,
   type ReportedRequest,
 } from '../../lib/offload/context/calibration.js';
-import { resolveContextBudget } from '../../lib/offload/options.js';
+import { resolveContextBudget } from '../../lib/offload/context/request.js';
 import { requestProblem } from '../../lib/store/record-checks.js';
 import { applied, conversation, ledgerOf, request, textOf } from './context-fixtures.js';
 

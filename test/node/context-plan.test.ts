@@ -14,8 +14,7 @@ import {
   type ResultInRequest,
   replacementsOf,
 } from '../../lib/offload/context/plan.js';
-import type { ContextMessage } from '../../lib/offload/context/request.js';
-import { resolveContextBudget } from '../../lib/offload/options.js';
+import { type ContextMessage, resolveContextBudget } from '../../lib/offload/context/request.js';
 import { mergedCallStub, mergedStub } from '../../lib/offload/words.js';
 
 const tokens = (text: string) => Math.ceil(text.length / 4);

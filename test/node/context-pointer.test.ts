@@ -4,6 +4,7 @@
 
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { commitStaged, stageResult } from '../../lib/agent/offload-staging.js';
 import { contextLedger } from '../../lib/context.js';
 import { type EstimateTokens, estimateTokensByScript, ToolOutputOffload } from '../../lib/index.js';
 import { resultKeyFor } from '../../lib/offload/result-identity.js';
@@ -42,9 +43,16 @@ async function storedPreview(
   toolName: string,
   text: string,
 ) {
-  const outcome = await offload.stageResult({ threadId, turnId: 'turn-1', key, callId: 'c1', toolName, content: text });
+  const outcome = await stageResult(offload, {
+    threadId,
+    turnId: 'turn-1',
+    key,
+    callId: 'c1',
+    toolName,
+    content: text,
+  });
   if (!outcome.commit) throw new Error(`not stored: ${outcome.kind}`);
-  await offload.commitStaged(outcome.commit);
+  await commitStaged(offload, outcome.commit);
   return outcome.text;
 }
 

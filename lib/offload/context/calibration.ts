@@ -1,6 +1,5 @@
 import type { RequestRecord, RequestResult } from '../../store/offload-store.js';
-import type { ResolvedContextBudget } from '../options.js';
-import type { ContextEvent } from './request.js';
+import type { ContextEvent, ResolvedContextBudget } from './request.js';
 
 // C9: the budget in the provider's tokens. Pure functions of a thread's newest ledger records (its
 // estimate and what the provider reported for the same requests), so a reload or another tab

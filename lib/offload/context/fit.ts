@@ -8,7 +8,7 @@ import type {
   WritableOffloadStore,
 } from '../../store/offload-store.js';
 import type { TokenMeasure } from '../../tokens/token-measure.js';
-import type { OffloadLimits, ResolvedContextBudget } from '../options.js';
+import type { OffloadLimits } from '../options.js';
 import { readToolNames } from '../read-tools.js';
 import { resultKeyFor } from '../result-identity.js';
 import { readsFromMount, resultPath } from '../result-path.js';
@@ -42,7 +42,7 @@ import {
   showAsReplaced,
   unmergePointers,
 } from './plan.js';
-import type { ContextEvent, ContextRequest, ContextToolCall, FittedContext } from './request.js';
+import type { ContextEvent, ContextRequest, ContextToolCall, FittedContext, ResolvedContextBudget } from './request.js';
 import { usageReporter } from './usage.js';
 
 // `ToolOutputOffload.fitContext`, the one pipeline every way in calls before each model call: the

@@ -1,5 +1,12 @@
+import type { OffloadStore } from '../../store/offload-store.js';
+import { ShownTexts } from '../shown-texts.js';
 import { ContextFitter, type FitterOptions } from './fit.js';
-import type { ContextRequest, FittedContext } from './request.js';
+import {
+  type ContextRequest,
+  type FittedContext,
+  type ResolvedContextBudget,
+  resolveContextBudget,
+} from './request.js';
 
 // The context budget and the ledger as one piece an app imports only when it uses them
 // (`tool-output-offload/context`): without it, ToolOutputOffload loads neither the plan, the
@@ -13,6 +20,10 @@ import type { ContextRequest, FittedContext } from './request.js';
 export interface ContextLedger {
   /** Makes one ToolOutputOffload's fitting pipeline (its token cache and its ledger's queue); its constructor calls it once. */
   readonly fitterFor: (options: FitterOptions) => { fit(request: ContextRequest): Promise<FittedContext> };
+  /** Checks the `contextBudget` option and fills in its defaults; its constructor calls it once. */
+  readonly resolveBudget: (budget: unknown) => ResolvedContextBudget | undefined;
+  /** Makes the record of what the offload showed instead of results, which the fitting reads; its constructor calls it once. */
+  readonly shownTexts: (store: OffloadStore) => ShownTexts;
 }
 
 /**
@@ -22,4 +33,6 @@ export interface ContextLedger {
  */
 export const contextLedger: ContextLedger = Object.freeze({
   fitterFor: (options: FitterOptions) => new ContextFitter(options),
+  resolveBudget: resolveContextBudget,
+  shownTexts: (store: OffloadStore) => new ShownTexts(store),
 });

@@ -1,7 +1,6 @@
 import { isRecord, quoteForMessage } from '../../shared/checks.js';
 import { isIdempotencyKey } from '../../shared/ids.js';
 import type { ClearedResult, RequestChange, RequestParts, RequestResult, ShownAs } from '../../store/offload-store.js';
-import type { ResolvedContextBudget } from '../options.js';
 import { offloadMount } from '../result-path.js';
 import type { ReplacedResult } from '../shown-texts.js';
 import {
@@ -18,6 +17,7 @@ import type {
   ContextRequest,
   ContextToolCall,
   ContextToolSpec,
+  ResolvedContextBudget,
 } from './request.js';
 
 // The budget's plan for one request, as pure functions of the request, the budget and what the
