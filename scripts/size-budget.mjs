@@ -43,7 +43,11 @@ const entryBudgets = {
   // +412 B (42,100 → 42,512): an evicted result's preview still known after a reload (C1/C4): the
   // eviction record keeps the call's id, tokens, header-only form and the preview's digest, and
   // shown-texts.ts reads the eviction log beside the entries.
-  'dist/index.js': 42_600,
+  // −1,587 B (42,512 → 40,925): weight only where used. The staged protocol (stageResult,
+  // commitStaged) is the agent's (lib/agent/offload-staging.ts); the record of what was shown
+  // (shown-texts.ts) is made only by the context piece or the agent; the contextBudget check is the
+  // context piece's.
+  'dist/index.js': 41_000,
   // The context budget and ledger (`tool-output-offload/context`): ContextFitter over the plan
   // (context/plan.ts), the store side (context/fit.ts), the reported usage (context/usage.ts) and the
   // pointer's words: 4.5 KB of its own, with the chunks it shares with the main entry (the store's
@@ -55,7 +59,10 @@ const entryBudgets = {
   // on its own (C9: changeSince, the thread's growth range), and blocks of ten and fifty with the
   // pages merged and the request measured with its old pointers merged (C10).
   // +14 B: the shared read-error chunk (the eviction record's new fields checked).
-  'dist/context.js': 23_400,
+  // +1,200 B (23,400 → 24,602): no new code — shown-texts.ts and the budget's check, which the main
+  // entry no longer loads, are chunks the context entry imports now (index and context together:
+  // 50,213 → 50,401 B, chunk boundaries).
+  'dist/context.js': 24_700,
   // The built-in agent (`tool-output-offload/agent`): the runtime, file tools, Summarization,
   // models, and the offload its chunks share with the main entry.
   // +473 B (issue 24): unknown option names refused in every constructor and call that takes options.

@@ -296,7 +296,7 @@ const tried =
   'the contextBudget option’s check is the context piece’s (-> 34.12, 55.04). ' +
   'Measured and left: the default memory store (1.5 kB), for where IndexedDB is missing (Node, edge workers): a runtime check no ' +
   'bundler can drop, and export conditions would serve edge runtimes, which claim the browser condition, a store they cannot open. ' +
-  'Measured and left: the store’s undo and turns (O8), the part below: an adapter never writes an undo log (its commits name no turn), ' +
+  'And the store’s undo and turns (O8), the part below: an adapter never writes an undo log (its commits name no turn), ' +
   'but the code is in the store’s own transactions — an eviction keeps its text for undo in the same transaction that commits — ' +
   'and one store class serves the agent and the adapters over one database, so it stays';
 
