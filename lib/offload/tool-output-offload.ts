@@ -314,12 +314,8 @@ function ledgerOf(
   store: WritableOffloadStore,
 ): { piece: ContextLedger; store: ContextLedgerStore } | undefined {
   if (piece === undefined) return undefined;
-  const candidate = piece as Partial<ContextLedger> | null;
-  if (
-    ['fitterFor', 'resolveBudget', 'shownTexts'].some(
-      (name) => typeof candidate?.[name as keyof ContextLedger] !== 'function',
-    )
-  ) {
+  const pieces = ['fitterFor', 'resolveBudget', 'shownTexts'] as const;
+  if (pieces.some((name) => typeof (piece as Partial<ContextLedger> | null)?.[name] !== 'function')) {
     throw new TypeError(
       `ToolOutputOffload: ledger must be contextLedger from 'tool-output-offload/context', got ${quoteForMessage(piece)}`,
     );

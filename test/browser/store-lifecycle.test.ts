@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { commitStaged, stageResult } from '../../lib/agent/offload-staging.js';
 import { ToolOutputOffload } from '../../lib/offload/tool-output-offload.js';
 import { IndexedDbOffloadStore } from '../../lib/store/indexeddb-store.js';
 import type { StoreEvent } from '../../lib/store/offload-store.js';
@@ -146,6 +147,33 @@ describe("a read of a cleared result says 'cleared'", () => {
       const never = await failure(backend.read('/never-stored'));
       expect(never).toMatchObject({ code: 'not-found' });
       expect(never.message).toContain('no tool result was stored under this path');
+    } finally {
+      await store.deleteDatabase();
+    }
+  });
+
+  it("after the database was deleted under the built-in agent's two steps (stage, then commit)", async () => {
+    const store = new IndexedDbOffloadStore({ name: fresh() });
+    const offload = new ToolOutputOffload({ thresholdTokens: 1000, store });
+    try {
+      const staged = await stageResult(offload, {
+        threadId: 't',
+        turnId: 'turn-1',
+        key: 'call-key-1',
+        callId: 'c1',
+        toolName: 'fetch',
+        content: big('one'),
+      });
+      expect(staged.kind).toBe('stored');
+      expect(await commitStaged(offload, staged.commit!)).toHaveProperty('applied');
+      const backend = offload.backend('t');
+      const file = staged.path!.slice(ToolOutputOffload.mount.length - 1);
+      expect(await backend.read(file, { offset: 0, limit: 1 })).toContain('one');
+      await store.close();
+      expect(await deleteWithRawIdb(store.name)).toEqual({ blocked: false });
+      const wiped = await failure(backend.read(file));
+      expect(wiped.code).toBe('evicted');
+      expect(wiped.message).toMatch(/was cleared: it was stored earlier, but the store no longer has it/);
     } finally {
       await store.deleteDatabase();
     }
